@@ -1,0 +1,114 @@
+// The FlyWheel dialect, defined in IRDL and loaded into every FlyWheel context.
+//
+// IRDL checks the op structure (operands, results, required attributes and their
+// kinds). What IRDL cannot say (shapes agreeing, head counts dividing, dtypes, the
+// optional attributes) is checked by `flywheel_dialect::verify`, which reports at the
+// op's location. IRDL ops always print in generic form.
+//
+// Axis letters in `layout` (a permutation of "BTNH", names as in jax.nn):
+//   B batch, T sequence, N heads, H head dimension.
+//
+// =====================================================================================
+// flywheel.attention: softmax attention.
+//
+//   operands: q [B, Tq, Nq, D], k [B, Tk, Nkv, D], v [B, Tk, Nkv, Dv]  (all in `layout`)
+//             mask?  i1 [B|1, Nq|1, Tq, Tk]   true = the key may be attended
+//             bias?  float [B|1, Nq|1, Tq, Tk] additive logit bias
+//             q_segment_ids? int [B, Tq], kv_segment_ids? int [B, Tk] (both or neither)
+//             `operandSegmentSizes` gives which optional operands are present.
+//   result:   o [B, Tq, Nq, Dv] in `layout`, its element type as written.
+//   required attributes:
+//     scale : f32      multiplies q.k
+//     causal : i1      key j is allowed for query i only if j <= i (top-left aligned)
+//     layout : string  axis order of q, k, v and o
+//     q_heads, kv_heads : i64   Nq and Nkv; Nkv divides Nq and query head h reads
+//                               key/value head h / (Nq / Nkv) (GQA, MQA when Nkv = 1)
+//   optional attributes:
+//     window : array<i64: left, right>  key j allowed for query i only if
+//                                       i - left <= j <= i + right
+//     logit_soft_cap : f32 (c > 0)      s <- c * tanh(s / c), before bias and masks
+//
+//   Semantics, per batch b, query head h, query i:
+//     s_j  = f32(scale * sum_d q[i,d] * k[j,d])   products exact, f32 accumulation
+//     s_j  = soft-cap(s_j) + bias[i,j]            (each only if present)
+//     allowed_j = mask[i,j] and causal and window and q_seg[i] == kv_seg[j]
+//     p_j  = exp(s_j - m) / sum_{allowed} exp(s_l - m) for allowed j, 0 otherwise,
+//            m = max over allowed s_l, all in f32; a row with no allowed key takes
+//            p_j = 1 / Tk (JAX's finite mask fill gives the same)
+//     o[i] = sum_j round(p_j to v's element type) * v[j], f32 accumulation, rounded
+//            once to o's element type.
+irdl.dialect @flywheel {
+  irdl.operation @attention {
+    // Each constraint value binds one type or attribute, so every operand and attribute
+    // gets its own (sharing one would force them to be equal).
+    %q = irdl.base "!builtin.tensor"
+    %k = irdl.base "!builtin.tensor"
+    %v = irdl.base "!builtin.tensor"
+    %mask = irdl.base "!builtin.tensor"
+    %bias = irdl.base "!builtin.tensor"
+    %q_segment_ids = irdl.base "!builtin.tensor"
+    %kv_segment_ids = irdl.base "!builtin.tensor"
+    %o = irdl.base "!builtin.tensor"
+    %scale = irdl.base "#builtin.float"
+    %causal = irdl.base "#builtin.integer"
+    %layout = irdl.base "#builtin.string"
+    %q_heads = irdl.base "#builtin.integer"
+    %kv_heads = irdl.base "#builtin.integer"
+    irdl.operands(q: %q, k: %k, v: %v, mask: optional %mask, bias: optional %bias,
+                  q_segment_ids: optional %q_segment_ids,
+                  kv_segment_ids: optional %kv_segment_ids)
+    irdl.results(o: %o)
+    irdl.attributes {
+      "scale" = %scale,
+      "causal" = %causal,
+      "layout" = %layout,
+      "q_heads" = %q_heads,
+      "kv_heads" = %kv_heads
+    }
+  }
+
+// =====================================================================================
+// flywheel.gated_delta: Gated DeltaNet (delta-rule linear attention with a decay gate).
+//
+//   operands: q [B, T, Nk, Dk], k [B, T, Nk, Dk], v [B, T, Nv, Dv]  (in `layout`)
+//             g    f32 [B, T, Nv] log decay (g <= 0), beta f32 [B, T, Nv] write strength
+//             (g and beta in `layout` with the H axis dropped)
+//             initial_state? f32 [B, Nv, Dk, Dv]
+//   results:  o [B, T, Nv, Dv] in `layout`, final_state f32 [B, Nv, Dk, Dv]
+//   required attributes:
+//     scale : f32        multiplies q
+//     chunk_size : i64   the chunk length kernels use (a power of two); no effect on
+//                        the mathematical result
+//     layout : string    axis order of q, k, v and o
+//   Nk divides Nv; value head h reads query/key head h / (Nv / Nk).
+//
+//   Semantics, per batch b and value head h, state S (Dk x Dv, f32) = initial_state or 0:
+//     for t = 0 .. T-1:
+//       S   = exp(g_t) * S
+//       u   = beta_t * (v_t - S^T k_t)
+//       S   = S + k_t u^T
+//       o_t = S^T (scale * q_t)
+//   all in f32 from the inputs' values; o rounded once to o's element type;
+//   final_state = S after the last token.
+  irdl.operation @gated_delta {
+    %q = irdl.base "!builtin.tensor"
+    %k = irdl.base "!builtin.tensor"
+    %v = irdl.base "!builtin.tensor"
+    %g = irdl.base "!builtin.tensor"
+    %beta = irdl.base "!builtin.tensor"
+    %initial_state = irdl.base "!builtin.tensor"
+    %o = irdl.base "!builtin.tensor"
+    %final_state = irdl.base "!builtin.tensor"
+    %scale = irdl.base "#builtin.float"
+    %chunk_size = irdl.base "#builtin.integer"
+    %layout = irdl.base "#builtin.string"
+    irdl.operands(q: %q, k: %k, v: %v, g: %g, beta: %beta,
+                  initial_state: optional %initial_state)
+    irdl.results(o: %o, final_state: %final_state)
+    irdl.attributes {
+      "scale" = %scale,
+      "chunk_size" = %chunk_size,
+      "layout" = %layout
+    }
+  }
+}

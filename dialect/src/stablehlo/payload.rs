@@ -1,0 +1,236 @@
+//! Parsing and printing of StableHLO's dialect attribute payloads, which upstream MLIR
+//! keeps as opaque text (`#stablehlo.dot<...>`, `#stablehlo<comparison_direction LT>`).
+
+use std::fmt;
+use thiserror::Error;
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum PayloadError {
+    #[error("expected {expected} in `{text}`")]
+    Expected { expected: &'static str, text: String },
+    #[error("unknown {kind} `{value}`")]
+    Unknown { kind: &'static str, value: String },
+}
+
+fn expected(expected: &'static str, text: &str) -> PayloadError {
+    PayloadError::Expected { expected, text: text.to_owned() }
+}
+
+/// A field value in a struct-like payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    Integers(Vec<i64>),
+    Word(String),
+}
+
+/// `name<key = value, ...>` (the data of `#stablehlo.name<...>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructPayload {
+    pub name: String,
+    pub fields: Vec<(String, FieldValue)>,
+}
+
+impl StructPayload {
+    pub fn parse(text: &str) -> Result<Self, PayloadError> {
+        let text = text.trim();
+        let open = text.find('<').ok_or_else(|| expected("`<`", text))?;
+        let body = text[open + 1..]
+            .strip_suffix('>')
+            .ok_or_else(|| expected("a closing `>`", text))?;
+        let mut fields = Vec::new();
+        for field in split_top_level(body) {
+            let (key, value) = field.split_once('=').ok_or_else(|| expected("`key = value`", field))?;
+            let value = value.trim();
+            let value = if let Some(list) = value.strip_prefix('[') {
+                let list = list.strip_suffix(']').ok_or_else(|| expected("a closing `]`", value))?;
+                let integers = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+                    .map(|item| item.parse().map_err(|_| expected("an integer", item)))
+                    .collect::<Result<_, _>>()?;
+                FieldValue::Integers(integers)
+            } else {
+                FieldValue::Word(value.to_owned())
+            };
+            fields.push((key.trim().to_owned(), value));
+        }
+        Ok(StructPayload { name: text[..open].trim().to_owned(), fields })
+    }
+
+    pub fn integers(&self, key: &str) -> Vec<i64> {
+        self.fields
+            .iter()
+            .find_map(|(k, v)| match v {
+                FieldValue::Integers(list) if k == key => Some(list.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Splits on commas outside brackets.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '<' | '(' => depth += 1,
+            ']' | '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        parts.push(last);
+    }
+    parts
+}
+
+/// `#stablehlo.dot<...>`: which dimensions of a `dot_general` are batch and contracting.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DotDimensionNumbers {
+    pub lhs_batching: Vec<i64>,
+    pub rhs_batching: Vec<i64>,
+    pub lhs_contracting: Vec<i64>,
+    pub rhs_contracting: Vec<i64>,
+}
+
+impl DotDimensionNumbers {
+    /// Parses the opaque data `dot<...>`.
+    pub fn parse(data: &str) -> Result<Self, PayloadError> {
+        let payload = StructPayload::parse(data)?;
+        if payload.name != "dot" {
+            return Err(expected("`dot<...>`", data));
+        }
+        Ok(DotDimensionNumbers {
+            lhs_batching: payload.integers("lhs_batching_dimensions"),
+            rhs_batching: payload.integers("rhs_batching_dimensions"),
+            lhs_contracting: payload.integers("lhs_contracting_dimensions"),
+            rhs_contracting: payload.integers("rhs_contracting_dimensions"),
+        })
+    }
+}
+
+impl fmt::Display for DotDimensionNumbers {
+    /// The attribute as StableHLO prints it: empty lists are left out.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let fields = [
+            ("lhs_batching_dimensions", &self.lhs_batching),
+            ("rhs_batching_dimensions", &self.rhs_batching),
+            ("lhs_contracting_dimensions", &self.lhs_contracting),
+            ("rhs_contracting_dimensions", &self.rhs_contracting),
+        ];
+        let text: Vec<String> = fields
+            .iter()
+            .filter(|(_, dims)| !dims.is_empty())
+            .map(|(name, dims)| {
+                let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+                format!("{name} = [{}]", dims.join(", "))
+            })
+            .collect();
+        write!(f, "#stablehlo.dot<{}>", text.join(", "))
+    }
+}
+
+/// Defines an enum payload `#stablehlo<kind VALUE>` with its spellings.
+macro_rules! enum_payload {
+    ($(#[$doc:meta])* $name:ident, $kind:literal, { $($variant:ident = $spelling:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const KIND: &'static str = $kind;
+
+            /// Parses the opaque data `kind VALUE`.
+            pub fn parse(data: &str) -> Result<Self, PayloadError> {
+                let value = data
+                    .trim()
+                    .strip_prefix($kind)
+                    .ok_or_else(|| expected(concat!("`", $kind, " ...`"), data))?
+                    .trim();
+                match value {
+                    $($spelling => Ok($name::$variant),)+
+                    _ => Err(PayloadError::Unknown { kind: $kind, value: value.to_owned() }),
+                }
+            }
+
+            pub fn spelling(self) -> &'static str {
+                match self { $($name::$variant => $spelling),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "#stablehlo<{} {}>", $kind, self.spelling())
+            }
+        }
+    };
+}
+
+enum_payload!(
+    /// The relation a `compare` tests.
+    ComparisonDirection, "comparison_direction",
+    { Eq = "EQ", Ne = "NE", Ge = "GE", Gt = "GT", Le = "LE", Lt = "LT" }
+);
+
+enum_payload!(
+    /// How a `compare` orders its operands.
+    ComparisonType, "comparison_type",
+    { NoType = "NOTYPE", Float = "FLOAT", TotalOrder = "TOTALORDER", Signed = "SIGNED", Unsigned = "UNSIGNED" }
+);
+
+enum_payload!(
+    /// A `dot_general` operand's precision.
+    Precision, "precision",
+    { Default = "DEFAULT", High = "HIGH", Highest = "HIGHEST" }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_dimension_numbers_round_trip() {
+        let data = "dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], \
+                    lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>";
+        let dims = DotDimensionNumbers::parse(data).unwrap();
+        assert_eq!(dims.lhs_batching, vec![0, 2]);
+        assert_eq!(dims.rhs_contracting, vec![3]);
+        assert_eq!(dims.to_string(), format!("#stablehlo.{data}"));
+    }
+
+    #[test]
+    fn dot_dimension_numbers_without_contraction() {
+        let dims = DotDimensionNumbers::parse(
+            "dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1]>",
+        )
+        .unwrap();
+        assert!(dims.lhs_contracting.is_empty());
+        assert_eq!(
+            dims.to_string(),
+            "#stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1]>"
+        );
+    }
+
+    #[test]
+    fn malformed_dot_payloads_are_errors() {
+        assert!(DotDimensionNumbers::parse("dot<lhs_batching_dimensions = [0, x]>").is_err());
+        assert!(DotDimensionNumbers::parse("dot<lhs_batching_dimensions = [0]").is_err());
+        assert!(DotDimensionNumbers::parse("conv<>").is_err());
+    }
+
+    #[test]
+    fn enum_payloads() {
+        assert_eq!(ComparisonDirection::parse("comparison_direction LT"), Ok(ComparisonDirection::Lt));
+        assert_eq!(ComparisonType::parse("comparison_type SIGNED"), Ok(ComparisonType::Signed));
+        assert_eq!(Precision::parse("precision DEFAULT").unwrap().to_string(), "#stablehlo<precision DEFAULT>");
+        assert!(ComparisonDirection::parse("comparison_direction XX").is_err());
+        assert!(ComparisonDirection::parse("precision LT").is_err());
+    }
+}

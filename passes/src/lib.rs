@@ -1,0 +1,13 @@
+//! FlyWheel's passes, one per file, and the machinery `flywheel-opt` and the JAX bridge
+//! use to run them by name next to upstream MLIR passes.
+//!
+//! Each pass module exports its transform as plain functions (usable without a pass
+//! manager) and a `PassInfo` that the registry lists.
+
+pub mod options;
+pub mod pipeline;
+pub mod registry;
+pub mod verify;
+
+pub use flywheel_dialect;
+pub use registry::{find_pass, passes, PassInfo};

@@ -1,0 +1,283 @@
+//! `flywheel-opt`: an `mlir-opt`-compatible driver for FlyWheel's passes.
+//!
+//! Exit codes: 0 success, 1 a parse, verification or pass failure (or unmet
+//! `--verify-diagnostics` expectations), 2 a usage or I/O error. On failure no output
+//! file is created or replaced.
+
+use clap::{CommandFactory, Parser};
+use flywheel_dialect::{create_context, verify::verify};
+use flywheel_passes::{passes, pipeline};
+use flywheel_tools::{
+    diagnostics::{render, Collector, Kind},
+    output::write_atomically,
+    source::{is_bytecode, parse_module, split_chunks, SPLIT_MARKER},
+    verify_diagnostics::{check, parse_expectations},
+};
+use melior::{
+    ir::{
+        operation::{OperationLike, OperationPrintingFlags, WalkOrder, WalkResult},
+        Module,
+    },
+    pass::PassManager,
+    Context, StringRef,
+};
+use mlir_sys::{mlirPassManagerCreateOnOperation, mlirPassManagerEnableIRPrinting, mlirPassManagerEnableTiming};
+use std::{io::Read, process::ExitCode};
+
+/// Optimize MLIR with FlyWheel's passes (attention and Gated DeltaNet for TPU) and
+/// upstream MLIR passes, like mlir-opt.
+///
+/// Every FlyWheel pass is also a flag: `--flywheel-verify`, `--NAME=key=value ...`.
+/// Upstream passes are accepted the same way (`--canonicalize`, `--cse`).
+#[derive(Parser, Debug)]
+#[command(name = "flywheel-opt", version)]
+struct Cli {
+    /// Input file (text or bytecode); `-` reads standard input.
+    #[arg(default_value = "-")]
+    input: String,
+    /// Output file; `-` writes standard output.
+    #[arg(short = 'o', default_value = "-")]
+    output: String,
+    /// A pass pipeline, e.g. 'builtin.module(flywheel-verify,canonicalize)'.
+    #[arg(long = "pass-pipeline")]
+    pass_pipeline: Option<String>,
+    /// Process each `// -----` separated chunk of the input on its own.
+    #[arg(long = "split-input-file")]
+    split_input_file: bool,
+    /// Check reported diagnostics against `expected-*` comments in the input.
+    #[arg(long = "verify-diagnostics")]
+    verify_diagnostics: bool,
+    /// Write MLIR bytecode instead of text.
+    #[arg(long = "emit-bytecode")]
+    emit_bytecode: bool,
+    /// Print every op in generic form (the default when the output holds unregistered
+    /// ops such as StableHLO, so that JAX and XLA can read it back).
+    #[arg(long = "mlir-print-op-generic")]
+    print_generic: bool,
+    /// Print locations.
+    #[arg(long = "mlir-print-debuginfo")]
+    print_debuginfo: bool,
+    /// Print the IR after every pass, to standard error.
+    #[arg(long = "mlir-print-ir-after-all")]
+    print_ir_after_all: bool,
+    /// Report the time each pass takes, to standard error.
+    #[arg(long = "mlir-timing")]
+    timing: bool,
+    /// List FlyWheel's passes with their options, and exit.
+    #[arg(long = "list-passes")]
+    list_passes: bool,
+}
+
+/// Why the driver stops: a usage/IO problem (exit 2) or a failed run (exit 1).
+enum Failure {
+    Usage(String),
+    Run,
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Run) => ExitCode::from(1),
+        Err(Failure::Usage(message)) => {
+            eprintln!("flywheel-opt: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Splits the command line into driver flags (for clap) and pass flags, in order.
+fn split_arguments(arguments: Vec<String>) -> (Vec<String>, Vec<pipeline::Element>) {
+    let command = Cli::command();
+    let driver_flags: Vec<String> = command
+        .get_arguments()
+        .filter_map(|argument| argument.get_long().map(|long| format!("--{long}")))
+        .chain(["--help".into(), "--version".into()])
+        .collect();
+    let mut driver = Vec::new();
+    let mut pass_flags = Vec::new();
+    for argument in arguments {
+        let flag = argument.split('=').next().unwrap_or_default();
+        if argument.starts_with("--") && argument.len() > 2 && !driver_flags.iter().any(|f| f == flag) {
+            let (name, options) = argument[2..].split_once('=').unwrap_or((&argument[2..], ""));
+            pass_flags.push(pipeline::Element::Pass { name: name.into(), options: options.into() });
+        } else {
+            driver.push(argument);
+        }
+    }
+    (driver, pass_flags)
+}
+
+fn run() -> Result<(), Failure> {
+    let (driver_arguments, pass_flags) = split_arguments(std::env::args().collect());
+    let cli = Cli::try_parse_from(driver_arguments).map_err(|error| {
+        if error.use_stderr() {
+            Failure::Usage(error.to_string().trim_start_matches("error: ").trim().to_owned())
+        } else {
+            print!("{error}");
+            std::process::exit(0)
+        }
+    })?;
+    if cli.list_passes {
+        print!("{}", pass_list());
+        return Ok(());
+    }
+    if cli.pass_pipeline.is_some() && !pass_flags.is_empty() {
+        return Err(Failure::Usage("'--pass-pipeline' cannot be used with individual pass flags".into()));
+    }
+
+    let input = read_input(&cli.input)?;
+    let chunks: Vec<Vec<u8>> = if cli.split_input_file && !is_bytecode(&input) {
+        split_chunks(&String::from_utf8_lossy(&input)).into_iter().map(String::into_bytes).collect()
+    } else {
+        vec![input]
+    };
+
+    let mut outputs = Vec::new();
+    let mut failed = false;
+    for chunk in &chunks {
+        match process_chunk(&cli, &pass_flags, chunk)? {
+            Some(output) => outputs.push(output),
+            None => failed = true,
+        }
+    }
+    if failed {
+        return Err(Failure::Run);
+    }
+    let separator = format!("{SPLIT_MARKER}\n").into_bytes();
+    let output = outputs.join(separator.as_slice());
+    write_atomically(&cli.output, &output)
+        .map_err(|error| Failure::Usage(format!("cannot write '{}': {error}", cli.output)))
+}
+
+fn read_input(path: &str) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    let result = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(path).map(|read| bytes = read)
+    };
+    result.map_err(|error| Failure::Usage(format!("cannot read '{path}': {error}")))?;
+    Ok(bytes)
+}
+
+/// Parses, verifies, transforms and prints one chunk. `Ok(None)` means the chunk failed
+/// (its diagnostics are already reported) or, under `--verify-diagnostics`, that its
+/// diagnostics did not match the expectations.
+fn process_chunk(cli: &Cli, pass_flags: &[pipeline::Element], chunk: &[u8]) -> Result<Option<Vec<u8>>, Failure> {
+    let context = create_context();
+    let collector = Collector::attach(&context);
+    let output = transform(cli, pass_flags, &context, chunk)?;
+    let reported = collector.take();
+
+    let source = String::from_utf8_lossy(chunk);
+    let file_name = if cli.input == "-" { "<stdin>" } else { cli.input.as_str() };
+    let (problems, ok) = if cli.verify_diagnostics {
+        let expectations = parse_expectations(&source)
+            .map_err(|message| Failure::Usage(format!("{file_name}: {message}")))?;
+        let problems = check(&expectations, &reported);
+        let ok = problems.is_empty();
+        (problems, ok)
+    } else {
+        let ok = output.is_some() && !reported.iter().any(|r| r.kind == Kind::Error);
+        (reported, ok)
+    };
+    for problem in &problems {
+        eprint!("{}", render(problem, file_name, &source));
+    }
+    // Under --verify-diagnostics a failing pipeline is an expected outcome: print nothing
+    // for the chunk, as mlir-opt does.
+    Ok(ok.then(|| output.unwrap_or_default()))
+}
+
+/// Runs the chunk through parse, verification and the pipeline; `None` on failure.
+fn transform(
+    cli: &Cli,
+    pass_flags: &[pipeline::Element],
+    context: &Context,
+    chunk: &[u8],
+) -> Result<Option<Vec<u8>>, Failure> {
+    let Some(mut module) = parse_module(context, chunk) else {
+        return Ok(None);
+    };
+    if !verify(module.as_operation()) {
+        return Ok(None);
+    }
+    let manager = pass_manager(cli, pass_flags, context)?;
+    if manager.run(&mut module).is_err() || !verify(module.as_operation()) {
+        return Ok(None);
+    }
+    Ok(Some(print_module(cli, context, &module)))
+}
+
+fn pass_manager<'c>(cli: &Cli, pass_flags: &[pipeline::Element], context: &'c Context) -> Result<PassManager<'c>, Failure> {
+    let anchor = StringRef::new("builtin.module");
+    let manager = unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), anchor.to_raw())) };
+    manager.enable_verifier(true);
+    let added = match &cli.pass_pipeline {
+        Some(text) => pipeline::add_module_pipeline(manager.as_operation_pass_manager(), text),
+        None => pipeline::add_elements(manager.as_operation_pass_manager(), pass_flags),
+    };
+    added.map_err(Failure::Usage)?;
+    if cli.print_ir_after_all {
+        let flags = printing_flags(cli, true);
+        unsafe {
+            mlirPassManagerEnableIRPrinting(manager.to_raw(), false, true, true, false, false, flags.to_raw(), StringRef::new("").to_raw())
+        };
+    }
+    if cli.timing {
+        unsafe { mlirPassManagerEnableTiming(manager.to_raw()) };
+    }
+    Ok(manager)
+}
+
+fn printing_flags(cli: &Cli, generic: bool) -> OperationPrintingFlags {
+    let flags = OperationPrintingFlags::new().enable_debug_info(cli.print_debuginfo, false);
+    if generic { flags.print_generic_operation_form() } else { flags }
+}
+
+fn print_module(cli: &Cli, context: &Context, module: &Module) -> Vec<u8> {
+    if cli.emit_bytecode {
+        return module.as_operation().write_bytecode();
+    }
+    let generic = cli.print_generic || has_unregistered_ops(context, module);
+    let mut text = module
+        .as_operation()
+        .to_string_with_flags(printing_flags(cli, generic))
+        .expect("a verified module prints");
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.into_bytes()
+}
+
+/// Whether any op belongs to a dialect MLIR does not know (StableHLO, CHLO, Shardy).
+fn has_unregistered_ops(context: &Context, module: &Module) -> bool {
+    let mut found = false;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or_default();
+        // IRDL ops (flywheel.*) are registered but print generically anyway.
+        found = !name.starts_with("flywheel.") && !context.is_registered_operation(name);
+        if found { WalkResult::Interrupt } else { WalkResult::Advance }
+    });
+    found
+}
+
+fn pass_list() -> String {
+    let mut text = String::from("FlyWheel passes (use in --pass-pipeline or as --NAME[=OPTIONS]):\n");
+    for pass in passes() {
+        text.push_str(&format!("  {:<28} {}\n", pass.name, pass.summary));
+        for option in pass.options {
+            text.push_str(&format!(
+                "      {}=<{}>  {} (default: {})\n",
+                option.name,
+                option.kind_name(),
+                option.help,
+                option.default
+            ));
+        }
+    }
+    text.push_str("Upstream MLIR passes (canonicalize, cse, ...) are accepted by name as well.\n");
+    text
+}
+

@@ -1,0 +1,133 @@
+//! Collecting the diagnostics a context reports and rendering them like `mlir-opt`:
+//! `file:line:col: error: message`, the source line, and a caret.
+
+use melior::{
+    diagnostic::{DiagnosticHandlerId, DiagnosticSeverity},
+    ir::Location,
+    Context,
+};
+use std::{cell::RefCell, fmt, rc::Rc};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Error,
+    Warning,
+    Remark,
+    Note,
+}
+
+impl Kind {
+    pub fn from_severity(severity: DiagnosticSeverity) -> Kind {
+        match severity {
+            DiagnosticSeverity::Error => Kind::Error,
+            DiagnosticSeverity::Warning => Kind::Warning,
+            DiagnosticSeverity::Remark => Kind::Remark,
+            DiagnosticSeverity::Note => Kind::Note,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Error => "error",
+            Kind::Warning => "warning",
+            Kind::Remark => "remark",
+            Kind::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One diagnostic as reported, with the source position it points at (if any).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reported {
+    pub kind: Kind,
+    /// 1-based line and column in the parsed buffer.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+/// The file position a location shows, following MLIR's choice: the callee of a call
+/// site, the child of a name, the first file position of a fused location.
+pub fn file_position(location: Location) -> Option<(usize, usize)> {
+    if location.is_file_line_col_range() {
+        return Some((
+            location.file_line_col_range_start_line(),
+            location.file_line_col_range_start_column(),
+        ));
+    }
+    if location.is_name() {
+        return file_position(location.name_child_location());
+    }
+    if location.is_call_site() {
+        return file_position(location.call_site_callee());
+    }
+    if location.is_fused() {
+        return (0..location.fused_num_locations())
+            .find_map(|index| file_position(location.fused_location(index)));
+    }
+    None
+}
+
+/// Takes every diagnostic a context reports (so none reach the default stderr printer)
+/// while attached.
+pub struct Collector<'c> {
+    context: &'c Context,
+    id: DiagnosticHandlerId,
+    reported: Rc<RefCell<Vec<Reported>>>,
+}
+
+impl<'c> Collector<'c> {
+    pub fn attach(context: &'c Context) -> Self {
+        let reported = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&reported);
+        let id = context.attach_diagnostic_handler(move |diagnostic| {
+            let mut sink = sink.borrow_mut();
+            let mut record = |diagnostic: &melior::diagnostic::Diagnostic| {
+                sink.push(Reported {
+                    kind: Kind::from_severity(diagnostic.severity()),
+                    position: file_position(diagnostic.location()),
+                    message: diagnostic.to_string(),
+                });
+            };
+            record(&diagnostic);
+            for index in 0..diagnostic.note_count() {
+                if let Ok(note) = diagnostic.note(index) {
+                    record(&note);
+                }
+            }
+            true
+        });
+        Collector { context, id, reported }
+    }
+
+    /// The diagnostics reported since the last call.
+    pub fn take(&self) -> Vec<Reported> {
+        std::mem::take(&mut self.reported.borrow_mut())
+    }
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        self.context.detach_diagnostic_handler(self.id);
+    }
+}
+
+/// `name:line:col: kind: message`, then the source line and a caret under the column.
+pub fn render(reported: &Reported, file_name: &str, source: &str) -> String {
+    let Some((line, column)) = reported.position else {
+        return format!("{file_name}: {}: {}\n", reported.kind, reported.message);
+    };
+    let mut text = format!("{file_name}:{line}:{column}: {}: {}\n", reported.kind, reported.message);
+    if let Some(source_line) = source.lines().nth(line.wrapping_sub(1)) {
+        text.push_str(source_line);
+        text.push('\n');
+        text.push_str(&" ".repeat(column.saturating_sub(1)));
+        text.push_str("^\n");
+    }
+    text
+}
