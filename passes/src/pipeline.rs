@@ -7,7 +7,7 @@
 //! everything else through `mlirOpPassManagerAddPipeline`.
 
 use crate::registry::find_pass;
-use melior::{pass::OperationPassManager, StringRef};
+use melior::{pass::OperationPassManager, utility::register_all_passes, StringRef};
 use mlir_sys::{mlirOpPassManagerAddPipeline, MlirStringRef};
 use std::ffi::c_void;
 
@@ -149,6 +149,7 @@ pub fn add_module_pipeline(manager: OperationPassManager, text: &str) -> Result<
 }
 
 fn add_upstream(manager: OperationPassManager, text: &str) -> Result<(), String> {
+    register_all_passes();
     unsafe extern "C" fn collect(message: MlirStringRef, data: *mut c_void) {
         let buffer = unsafe { &mut *(data as *mut String) };
         if let Ok(text) = unsafe { StringRef::from_raw(message) }.as_str() {

@@ -63,6 +63,11 @@ struct Cli {
     /// Report the time each pass takes, to standard error.
     #[arg(long = "mlir-timing")]
     timing: bool,
+    /// Verify the IR after parsing and after every pass (MLIR's verifier and FlyWheel's
+    /// semantic verifier); `--verify-each=false` leaves that to passes such as
+    /// `flywheel-verify`.
+    #[arg(long = "verify-each", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    verify_each: bool,
     /// List FlyWheel's passes with their options, and exit.
     #[arg(long = "list-passes")]
     list_passes: bool,
@@ -199,11 +204,12 @@ fn transform(
     let Some(mut module) = parse_module(context, chunk) else {
         return Ok(None);
     };
-    if !verify(module.as_operation()) {
+    let semantically_valid = |module: &Module| !cli.verify_each || verify(module.as_operation());
+    if !semantically_valid(&module) {
         return Ok(None);
     }
     let manager = pass_manager(cli, pass_flags, context)?;
-    if manager.run(&mut module).is_err() || !verify(module.as_operation()) {
+    if manager.run(&mut module).is_err() || !semantically_valid(&module) {
         return Ok(None);
     }
     Ok(Some(print_module(cli, context, &module)))
@@ -212,7 +218,7 @@ fn transform(
 fn pass_manager<'c>(cli: &Cli, pass_flags: &[pipeline::Element], context: &'c Context) -> Result<PassManager<'c>, Failure> {
     let anchor = StringRef::new("builtin.module");
     let manager = unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), anchor.to_raw())) };
-    manager.enable_verifier(true);
+    manager.enable_verifier(cli.verify_each);
     let added = match &cli.pass_pipeline {
         Some(text) => pipeline::add_module_pipeline(manager.as_operation_pass_manager(), text),
         None => pipeline::add_elements(manager.as_operation_pass_manager(), pass_flags),

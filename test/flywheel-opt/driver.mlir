@@ -1,0 +1,56 @@
+// flywheel-opt behaves like mlir-opt: pipelines mixing FlyWheel and upstream passes,
+// pass flags, split input, bytecode, generic printing of unregistered ops, and exit codes
+// (0 ok, 1 failure, 2 usage/IO) that never leave a partial output file.
+
+// RUN: flywheel-opt %s --pass-pipeline='builtin.module(flywheel-verify,canonicalize,func.func(cse))' | FileCheck %s
+// RUN: flywheel-opt %s --flywheel-verify --canonicalize --cse | FileCheck %s
+// RUN: cat %s | flywheel-opt - --flywheel-verify | FileCheck %s --check-prefix=KEPT
+// RUN: flywheel-opt %s --emit-bytecode -o %t.bc && flywheel-opt %t.bc | FileCheck %s --check-prefix=KEPT
+
+// RUN: flywheel-opt --list-passes | FileCheck %s --check-prefix=LIST
+// LIST: flywheel-verify {{.*}}Check flywheel ops
+
+// RUN: flywheel-opt %s --canonicalize --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=AFTER
+// AFTER: IR Dump After Canonicalizer
+// RUN: flywheel-opt %s --canonicalize --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=TIMING
+// TIMING: Execution time report
+// TIMING: Canonicalizer
+
+// Usage errors exit 2 and name the problem.
+// RUN: flywheel-opt %s --flywheel-nonexistent 2>&1 >/dev/null; test $? -eq 2
+// RUN: not flywheel-opt %s --flywheel-nonexistent 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: flywheel-nonexistent
+// RUN: not flywheel-opt %s --flywheel-verify=frobnicate=1 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: pass 'flywheel-verify': unknown option 'frobnicate' (this pass has no options)
+// RUN: not flywheel-opt %s --pass-pipeline='builtin.module(cse' 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// PIPELINE: invalid pass pipeline
+// RUN: not flywheel-opt %s --pass-pipeline='builtin.module(cse)' --cse 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: '--pass-pipeline' cannot be used with individual pass flags
+// RUN: flywheel-opt %S/Inputs/does-not-exist.mlir 2>&1 >/dev/null; test $? -eq 2
+
+// Malformed input: a located error, exit 1, and no output file (an existing one is kept).
+// RUN: not flywheel-opt %S/Inputs/malformed.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// MALFORMED: Inputs/malformed.mlir:3:12: error: expected ':'
+// MALFORMED-NEXT: return %0 tensor<4xf32>
+// MALFORMED-NEXT: {{^           \^}}
+// RUN: flywheel-opt %S/Inputs/malformed.mlir -o %t.out; test $? -eq 1
+// RUN: test ! -e %t.out
+// RUN: echo keep > %t.old && not flywheel-opt %S/Inputs/malformed.mlir -o %t.old 2>/dev/null && grep -q keep %t.old
+
+// Unmet expectations under --verify-diagnostics fail and say why.
+// RUN: not flywheel-opt %S/Inputs/wrong-expectation.mlir --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=EXPECT
+// EXPECT-DAG: wrong-expectation.mlir:3:8: error: unexpected error: 'flywheel.attention' op 'q_heads' and the heads axis of q disagree: 3 vs 2
+// EXPECT-DAG: wrong-expectation.mlir:2:1: error: expected error "a message the verifier never says" was not produced
+
+// CHECK-LABEL: func.func @folds
+// CHECK-NEXT: %[[C:.*]] = arith.constant 3 : i32
+// CHECK-NEXT: return %[[C]], %[[C]]
+// KEPT-LABEL: func.func @folds
+// KEPT: arith.addi
+func.func @folds() -> (i32, i32) {
+  %a = arith.constant 1 : i32
+  %b = arith.constant 2 : i32
+  %c = arith.addi %a, %b : i32
+  %d = arith.addi %a, %b : i32
+  return %c, %d : i32, i32
+}
