@@ -5,6 +5,7 @@
 // RUN: flywheel-opt %s --pass-pipeline='builtin.module(flywheel-verify,canonicalize,func.func(cse))' | FileCheck %s
 // RUN: flywheel-opt %s --flywheel-verify --canonicalize --cse | FileCheck %s
 // RUN: cat %s | flywheel-opt - --flywheel-verify | FileCheck %s --check-prefix=KEPT
+// RUN: flywheel-opt %s -o /dev/null && test -c /dev/null
 // RUN: flywheel-opt %s --emit-bytecode -o %t.bc && flywheel-opt %t.bc | FileCheck %s --check-prefix=KEPT
 
 // RUN: flywheel-opt --list-passes | FileCheck %s --check-prefix=LIST

@@ -16,6 +16,11 @@ pub fn write_atomically(path: &str, bytes: &[u8]) -> io::Result<()> {
         return stdout.flush();
     }
     let destination = Path::new(path);
+    // Devices and pipes (`/dev/null`, `/dev/stdout`, FIFOs) are written in place: there is
+    // no file to replace.
+    if destination.metadata().is_ok_and(|metadata| !metadata.is_file()) {
+        return fs::write(destination, bytes);
+    }
     let directory = match destination.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
