@@ -5,4 +5,5 @@
 pub mod diagnostics;
 pub mod output;
 pub mod source;
+pub mod tpu;
 pub mod verify_diagnostics;

@@ -1,6 +1,7 @@
 //! A small lit: runs each `// RUN:` line of a test file through `bash -o pipefail`, with
-//! `%s` (the file), `%S` (its directory) and `%t` (a fresh temporary path) substituted,
-//! and `flywheel-opt`, `FileCheck` and `not` on the PATH.
+//! `%s` (the file), `%S` (its directory) and `%t` (one fresh temporary path per file)
+//! substituted,
+//! and FlyWheel's tools (`flywheel-opt`, `flywheel`), `FileCheck` and `not` on the PATH.
 
 use crate::{mlir_files, repository_root};
 use libtest_mimic::{Failed, Trial};
@@ -63,7 +64,7 @@ fn run_file(path: &Path, commands: &[String]) -> Result<(), Failed> {
         let command = command
             .replace("%s", &path.display().to_string())
             .replace("%S", &directory.display().to_string())
-            .replace("%t", &temporary.join(format!("run{index}")).display().to_string());
+            .replace("%t", &temporary.join("t").display().to_string());
         let output = Command::new("bash")
             .args(["-o", "pipefail", "-c", &command])
             .current_dir(directory)

@@ -1,0 +1,46 @@
+// The PJRT front-end compiles real JAX attention for TPUs without one (libtpu,
+// deviceless) and reads libtpu's cost analysis and static cycle estimates.
+
+// RUN: flywheel compile --target v6e %S/../fixtures/attention_mha_bf16.mlir -o %t.v6e 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: test -s %t.v6e
+// COMPILE: compiled {{.*}}attention_mha_bf16.mlir for v6e:1x1
+// COMPILE: bytes accessed {{ *[1-9][0-9]*}}
+// COMPILE: flops {{ *[1-9][0-9]*}}
+// COMPILE: transcendentals {{ *[1-9][0-9]*}}
+// COMPILE: executable bytes {{ *[1-9][0-9]*}}
+
+// RUN: flywheel profile --target tpu7x %S/../fixtures/attention_mha_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
+// PROFILE: static cycles, {{.*}} on tpu7x:1x1x1
+// PROFILE: fusion{{.*}} {{ *[1-9][0-9]*}}
+// PROFILE: total {{ *[1-9][0-9]*}}
+// RUN: flywheel profile --target v6e --json %S/../fixtures/attention_causal_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=JSON
+// JSON: {"input":"{{.*}}attention_causal_bf16.mlir","topology":"v6e:1x1","total_cycles":{{[1-9][0-9]*}},"ops":[{"hlo_op":
+
+// Multi-chip topology (one replica of the program per chip).
+// RUN: flywheel compile --target v6e --topology v6e:2x2 %S/../fixtures/attention_gqa_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=MULTI
+// MULTI: for v6e:2x2
+// RUN: flywheel compile --target v5e %S/../fixtures/gdn_chunked_f32.mlir 2>/dev/null | FileCheck %s --check-prefix=V5E
+// V5E: for v5e:1x1
+
+// Errors: one clear line each, non-zero exit, no output file.
+// RUN: not flywheel compile --target v6e --libtpu %t.missing.so %s 2>&1 | FileCheck %s --check-prefix=PLUGIN
+// PLUGIN: flywheel: error: libtpu not found at {{.*}}missing.so
+// RUN: flywheel compile --target v6e --libtpu %t.missing.so %s 2>/dev/null; test $? -eq 2
+// RUN: not flywheel compile --target v6e --topology v6e:3x7x9 %s 2>&1 | FileCheck %s --check-prefix=TOPOLOGY
+// TOPOLOGY: flywheel: error: libtpu rejected topology 'v6e:3x7x9'
+// RUN: not flywheel compile --target v6e --topology tpu7x:1x1x1 %s 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// MISMATCH: flywheel: error: topology 'tpu7x:1x1x1' does not belong to target v6e
+// RUN: not flywheel compile --target v7x %s 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: invalid value 'v7x' for '--target <TARGET>'
+// RUN: not flywheel compile --target v6e %S/../flywheel-opt/Inputs/malformed.mlir 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// MALFORMED: malformed.mlir:3:12: error: expected ':'
+// RUN: not flywheel compile --target v6e %s -o %t.rejected 2>&1 | FileCheck %s --check-prefix=REJECTED
+// REJECTED: flywheel: error: libtpu could not compile the module: {{.*}}unregistered operation 'stablehlo.frobnicate'
+// RUN: flywheel compile --target v6e %s -o %t.rejected 2>/dev/null; test $? -eq 1
+// RUN: test ! -e %t.rejected
+
+// A module libtpu rejects: StableHLO has no such op.
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.frobnicate"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
