@@ -1,14 +1,14 @@
 //! Typed views of the `flywheel` ops. IRDL ops have no generated accessors, so these read
 //! operands (through `operandSegmentSizes`) and attributes by name, in one place.
 
-use crate::layout::Layout;
+use crate::{layout::Layout, tensor::is_i1};
 use melior::ir::{
     attribute::{
         DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute,
         StringAttribute,
     },
     operation::{OperationLike, OperationRef},
-    Attribute, AttributeLike, TypeLike, Value,
+    Attribute, AttributeLike, Value,
 };
 
 /// Why an attribute could not be read, phrased for a diagnostic.
@@ -35,9 +35,8 @@ fn integer_attribute(attribute: Attribute, name: &str) -> Result<i64, AttributeE
 }
 
 fn bool_attribute(attribute: Attribute, name: &str) -> Result<bool, AttributeError> {
-    let is_i1 = attribute.r#type().is_integer() && attribute.r#type().to_string() == "i1";
     match IntegerAttribute::try_from(attribute) {
-        Ok(integer) if is_i1 => Ok(integer.value() != 0),
+        Ok(integer) if is_i1(attribute.r#type()) => Ok(integer.value() != 0),
         _ => Err(format!("attribute '{name}' must be a bool, got {attribute}")),
     }
 }

@@ -1,7 +1,7 @@
 //! Shapes and element types of tensor values, read once so checks stay short.
 
 use melior::ir::{
-    r#type::{DimSize, RankedTensorType, ShapedTypeLike},
+    r#type::{DimSize, IntegerType, RankedTensorType, ShapedTypeLike},
     Type, TypeLike, Value, ValueLike,
 };
 
@@ -42,13 +42,18 @@ impl<'c> TensorInfo<'c> {
     }
 
     pub fn is_bool(&self) -> bool {
-        self.element.is_integer() && self.element.to_string() == "i1"
+        is_i1(self.element)
     }
 
     /// The element type spelled as MLIR prints it (`f32`, `bf16`, `i1`).
     pub fn element_name(&self) -> String {
         self.element.to_string()
     }
+}
+
+/// Whether a type is the 1-bit integer MLIR uses for booleans.
+pub fn is_i1(r#type: Type) -> bool {
+    IntegerType::try_from(r#type).is_ok_and(|integer| integer.width() == 1)
 }
 
 /// Two dimension sizes agree unless both are static and differ.

@@ -24,6 +24,7 @@ use mlir_sys::{
     mlirAttributeIsAOpaque, mlirDenseElementsAttrGetSplatValue, mlirDenseElementsAttrIsSplat,
     mlirAttributeIsADenseElements, mlirOpaqueAttrGetData, mlirOpaqueAttrGetDialectNamespace,
 };
+use crate::tensor::is_i1;
 use thiserror::Error;
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -60,8 +61,7 @@ pub fn splat_value(attribute: Attribute) -> Option<f64> {
         return Some(float.value());
     }
     let integer = IntegerAttribute::try_from(element).ok()?;
-    let is_bool = element.r#type().to_string() == "i1";
-    Some(if is_bool { (integer.value() != 0) as i64 as f64 } else { integer.value() as f64 })
+    Some(if is_i1(element.r#type()) { (integer.value() != 0) as i64 as f64 } else { integer.value() as f64 })
 }
 
 /// Builds a StableHLO op in the form JAX prints: operands, result types, and its
