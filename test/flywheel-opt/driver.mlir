@@ -8,6 +8,8 @@
 // RUN: flywheel-opt %s -o /dev/null && test -c /dev/null
 // RUN: flywheel-opt %s --emit-bytecode -o %t.bc && flywheel-opt %t.bc | FileCheck %s --check-prefix=KEPT
 
+// RUN: flywheel-opt --help | FileCheck %s --check-prefix=HELP
+// HELP: Usage: flywheel-opt [OPTIONS] [INPUT]
 // RUN: flywheel-opt --list-passes | FileCheck %s --check-prefix=LIST
 // LIST: flywheel-verify {{.*}}Check flywheel ops
 

@@ -114,14 +114,17 @@ fn split_arguments(arguments: Vec<String>) -> (Vec<String>, Vec<pipeline::Elemen
 
 fn run() -> Result<(), Failure> {
     let (driver_arguments, pass_flags) = split_arguments(std::env::args().collect());
-    let cli = Cli::try_parse_from(driver_arguments).map_err(|error| {
-        if error.use_stderr() {
-            Failure::Usage(error.to_string().trim_start_matches("error: ").trim().to_owned())
-        } else {
-            print!("{error}");
-            std::process::exit(0)
+    let cli = match Cli::try_parse_from(driver_arguments) {
+        Ok(cli) => cli,
+        // --help and --version: clap prints them (tolerating a closed pipe).
+        Err(error) if !error.use_stderr() => {
+            let _ = error.print();
+            return Ok(());
         }
-    })?;
+        Err(error) => {
+            return Err(Failure::Usage(error.to_string().trim_start_matches("error: ").trim().to_owned()))
+        }
+    };
     if cli.list_passes {
         print!("{}", pass_list());
         return Ok(());
