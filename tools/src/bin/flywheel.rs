@@ -91,9 +91,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Compile { tpu, output } => {
             let module = read_module(&tpu)?;
+            let topology = topology(&tpu);
             let compiler = TpuCompiler::load(&locate_libtpu(tpu.libtpu.as_deref())?, None)?;
-            let compiled = compiler.compile(&module, tpu.target, &topology(&tpu))?;
-            println!("compiled {} for {}", tpu.input.display(), topology(&tpu));
+            let compiled = compiler.compile(&module, tpu.target, &topology)?;
+            println!("compiled {} for {topology}", tpu.input.display());
             for (name, value) in &compiled.cost_analysis {
                 println!("  {name:<24} {value}");
             }
@@ -107,11 +108,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Profile { tpu, json } => {
             let module = read_module(&tpu)?;
             let libtpu = locate_libtpu(tpu.libtpu.as_deref())?;
+            let topology = topology(&tpu);
             let directory = std::env::temp_dir().join(format!("flywheel-profile-{}", std::process::id()));
             std::fs::create_dir_all(&directory)
                 .map_err(|error| Failure::Usage(format!("cannot create {}: {error}", directory.display())))?;
             let profiled = TpuCompiler::load(&libtpu, Some(&directory))
-                .and_then(|compiler| compiler.compile(&module, tpu.target, &topology(&tpu)))
+                .and_then(|compiler| compiler.compile(&module, tpu.target, &topology))
                 .and_then(|_| read_profile(&directory));
             let _ = std::fs::remove_dir_all(&directory);
             let estimates = profiled?;
@@ -124,11 +126,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 println!(
                     "{{\"input\":{:?},\"topology\":{:?},\"total_cycles\":{total},\"ops\":[{}]}}",
                     tpu.input.display().to_string(),
-                    topology(&tpu),
+                    topology,
                     ops.join(",")
                 );
             } else {
-                println!("static cycles, {} on {} (libtpu's estimate, not measured time)", tpu.input.display(), topology(&tpu));
+                println!("static cycles, {} on {topology} (libtpu's estimate, not measured time)", tpu.input.display());
                 for estimate in &estimates {
                     println!("  {:<40} {:>12}", estimate.hlo_op, estimate.cycles);
                 }
