@@ -2,8 +2,14 @@
 //! collecting and rendering diagnostics (and checking them against `expected-*`
 //! comments), and writing output files atomically.
 
+pub mod array;
+pub mod compare;
+pub mod cpu;
 pub mod diagnostics;
+pub mod npy;
 pub mod output;
+pub mod plugin;
+pub mod program;
 pub mod source;
 pub mod tpu;
 pub mod verify_diagnostics;

@@ -2,7 +2,12 @@
 //! description and `PJRT_Compile` with no client), and reading libtpu's static cycle
 //! profile (`--xla_jf_dump_static_llo_profile_to`, see shared/DESIGN.md).
 
-use pjrt::{CompileOptions, NamedValue, Program, ProgramFormat};
+use crate::program::Partitioning;
+use crate::plugin::{mlir_program, Plugin};
+use pjrt::{CompileOptions, Executable, TopologyDescription};
+use pjrt_sys::{
+    PJRT_Api, PJRT_Compile_Args, PJRT_Error, PJRT_TopologyDescription_GetDeviceDescriptions_Args, PJRT_Executable_GetCompiledMemoryStats_Args, PJRT_TopologyDescription_Create_Args,
+};
 use std::{
     fmt,
     path::{Path, PathBuf},
@@ -19,6 +24,8 @@ pub enum TpuError {
     TopologyMismatch { topology: String, target: Target },
     #[error("libtpu rejected topology '{topology}': {message}")]
     Topology { topology: String, message: String },
+    #[error("the module is partitioned over {needed} devices but topology '{topology}' has {devices}")]
+    TooFewDevices { topology: String, devices: usize, needed: i64 },
     #[error("libtpu could not compile the module: {0}")]
     Compile(String),
     #[error("cannot read the static profile in {path}: {message}")]
@@ -91,14 +98,36 @@ pub fn venv_site_packages() -> PathBuf {
 
 /// A loaded libtpu, ready to compile.
 pub struct TpuCompiler {
-    api: pjrt::Api,
+    plugin: Plugin,
 }
 
 /// What a compile produced.
 pub struct Compiled {
     /// libtpu's cost analysis (flops, transcendentals, bytes accessed, optimal_seconds...).
     pub cost_analysis: Vec<(String, f64)>,
+    pub memory: MemoryFigures,
     pub serialized: Vec<u8>,
+}
+
+/// libtpu's memory plan for one device (bytes of HBM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryFigures {
+    pub code: i64,
+    pub arguments: i64,
+    pub outputs: i64,
+    /// Bytes of arguments reused for outputs.
+    pub aliased: i64,
+    pub temporaries: i64,
+    pub peak: i64,
+}
+
+/// `PJRT_Executable_GetCompiledMemoryStats_Args` as libtpu 0.0.50.1 (PJRT C API 0.116)
+/// lays it out: the pjrt crate's older struct plus the trailing peak-memory field.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MemoryStatsArgs {
+    base: PJRT_Executable_GetCompiledMemoryStats_Args,
+    peak_memory_in_bytes: i64,
 }
 
 impl TpuCompiler {
@@ -123,26 +152,68 @@ impl TpuCompiler {
             let flag = format!("--xla_jf_dump_static_llo_profile_to={}", directory.display());
             std::env::set_var("LIBTPU_INIT_ARGS", format!("{existing} {flag}").trim());
         }
-        let api = pjrt::plugin(libtpu.to_string_lossy().into_owned())
-            .load()
-            .map_err(|error| TpuError::PluginLoad { path: libtpu.to_path_buf(), message: error.to_string() })?;
-        Ok(TpuCompiler { api })
+        let plugin =
+            Plugin::load(libtpu).map_err(|message| TpuError::PluginLoad { path: libtpu.to_path_buf(), message })?;
+        Ok(TpuCompiler { plugin })
     }
 
-    /// Compiles a StableHLO module (text or bytecode) for `topology` of `target`.
-    pub fn compile(&self, module: &[u8], target: Target, topology: &str) -> Result<Compiled, TpuError> {
+    /// Compiles a StableHLO module (text or bytecode) for `topology` of `target`, SPMD
+    /// partitioned as the module says. Deviceless: `PJRT_Compile` gets a topology
+    /// description and no client.
+    pub fn compile(
+        &self,
+        module: &[u8],
+        target: Target,
+        topology: &str,
+        partitioning: Partitioning,
+    ) -> Result<Compiled, TpuError> {
         if topology.split(':').next() != Some(target.name()) {
             return Err(TpuError::TopologyMismatch { topology: topology.into(), target });
         }
-        let description = self
-            .api
-            .create_topology(topology, Vec::<NamedValue>::new())
-            .map_err(|error| TpuError::Topology { topology: topology.into(), message: pjrt_message(&error) })?;
-        let program = Program::new(ProgramFormat::MLIR, module.to_vec());
-        let executable = self
-            .api
-            .compile(&program, &description, CompileOptions::new(), None)
-            .map_err(|error| TpuError::Compile(pjrt_message(&error)))?;
+        let mut args = PJRT_TopologyDescription_Create_Args::new();
+        args.topology_name = topology.as_ptr().cast();
+        args.topology_name_size = topology.len();
+        unsafe { self.plugin.call(|api| api.PJRT_TopologyDescription_Create, &mut args) }
+            .map_err(|message| TpuError::Topology { topology: topology.into(), message })?;
+        let raw_topology = args.topology;
+        // Owns the topology: destroys it when the compile is done.
+        let _description = TopologyDescription::wrap(&self.plugin.api, raw_topology);
+        let mut args = PJRT_TopologyDescription_GetDeviceDescriptions_Args::new();
+        args.topology = raw_topology;
+        unsafe { self.plugin.call(|api| api.PJRT_TopologyDescription_GetDeviceDescriptions, &mut args) }
+            .map_err(|message| TpuError::Topology { topology: topology.into(), message })?;
+        let needed = partitioning.replicas * partitioning.partitions;
+        if needed > args.num_descriptions as i64 {
+            return Err(TpuError::TooFewDevices { topology: topology.into(), devices: args.num_descriptions, needed });
+        }
+
+        let program = mlir_program(module);
+        let options = compile_options(partitioning).encode();
+        let mut args = PJRT_Compile_Args::new();
+        args.topology = raw_topology;
+        args.program = &program;
+        args.compile_options = options.as_ptr().cast();
+        args.compile_options_size = options.len();
+        unsafe { self.plugin.call(|api| api.PJRT_Compile, &mut args) }.map_err(TpuError::Compile)?;
+        let executable = Executable::wrap(&self.plugin.api, args.executable);
+
+        let mut stats = MemoryStatsArgs { base: PJRT_Executable_GetCompiledMemoryStats_Args::new(), peak_memory_in_bytes: 0 };
+        stats.base.executable = args.executable;
+        // SAFETY: the function reads and writes a prefix of `MemoryStatsArgs`.
+        let get_stats = |api: &PJRT_Api| unsafe {
+            std::mem::transmute::<_, Option<unsafe extern "C" fn(*mut MemoryStatsArgs) -> *mut PJRT_Error>>(
+                api.PJRT_Executable_GetCompiledMemoryStats,
+            )
+        };
+        unsafe { self.plugin.call(get_stats, &mut stats) }.map_err(TpuError::Compile)?;
+        let memory = MemoryFigures {
+            code: stats.base.generated_code_size_in_bytes,
+            arguments: stats.base.argument_size_in_bytes,
+            outputs: stats.base.output_size_in_bytes,
+            aliased: stats.base.alias_size_in_bytes,
+            temporaries: stats.base.temp_size_in_bytes,
+            peak: stats.peak_memory_in_bytes,
+        };
         let mut cost_analysis: Vec<(String, f64)> = executable
             .cost_analysis()
             .into_vec()
@@ -150,8 +221,19 @@ impl TpuCompiler {
             .filter_map(|named| number(&format!("{:?}", named.value)).map(|value| (named.name, value)))
             .collect();
         cost_analysis.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(Compiled { cost_analysis, serialized: executable.serialize().bytes().to_vec() })
+        Ok(Compiled { cost_analysis, memory, serialized: executable.serialize().bytes().to_vec() })
     }
+}
+
+fn compile_options(partitioning: Partitioning) -> CompileOptions {
+    let mut options = CompileOptions::new();
+    if let Some(build) = options.proto_mut().executable_build_options.as_mut() {
+        build.num_replicas = partitioning.replicas;
+        build.num_partitions = partitioning.partitions;
+        build.use_spmd_partitioning = partitioning.partitions > 1;
+        build.use_shardy_partitioner = partitioning.shardy;
+    }
+    options
 }
 
 /// The number in a named value's `Debug` text (`F32(1.5)`, `I64(7)`): the pjrt crate
@@ -162,7 +244,7 @@ fn number(debug: &str) -> Option<f64> {
 }
 
 /// The message of a PJRT error, without the backtrace the crate attaches.
-fn pjrt_message(error: &pjrt::Error) -> String {
+pub fn pjrt_message(error: &pjrt::Error) -> String {
     match error {
         pjrt::Error::PjrtError { msg, .. } => msg.clone(),
         other => other.to_string(),

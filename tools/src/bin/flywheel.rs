@@ -1,18 +1,28 @@
 //! `flywheel`: FlyWheel's PJRT front-end. Compiles StableHLO for TPU v5e/v6e/tpu7x with
-//! the real TPU compiler (libtpu) without a TPU, and reads its static cycle estimates.
+//! the real TPU compiler (libtpu) without a TPU and reads its static cycle estimates; runs
+//! programs on the PJRT CPU plugin and compares two programs' outputs.
 //!
-//! Exit codes: 0 success, 1 the module or the compiler failed, 2 a usage, plugin or I/O
-//! error. No output file is created on failure.
+//! Exit codes: 0 success, 1 the module or the compiler failed (or `check` found a
+//! mismatch), 2 a usage, plugin or I/O error. No output file is created on failure.
 
 use clap::{Args, Parser, Subcommand};
 use flywheel_dialect::create_context;
 use flywheel_tools::{
+    array::{Array, Rng},
+    compare::{compare, Tolerance},
+    cpu::{locate_cpu_plugin, CpuError, CpuRunner},
     diagnostics::{render, Collector},
+    npy::{read_npz, write_npz},
     output::write_atomically,
+    program::{self, entry_signature, Signature, TensorSpec},
     source::parse_module,
-    tpu::{locate_libtpu, read_profile, Target, TpuCompiler, TpuError},
+    tpu::{locate_libtpu, read_profile, MemoryFigures, Target, TpuCompiler, TpuError},
 };
-use std::{path::PathBuf, process::ExitCode};
+use melior::ir::Module;
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
 
 #[derive(Parser)]
 #[command(name = "flywheel", version, about = "Compile and profile StableHLO for TPUs through PJRT, without a TPU")]
@@ -39,6 +49,48 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a program on the PJRT CPU plugin; print a summary of each output.
+    Run {
+        #[command(flatten)]
+        cpu: CpuArgs,
+        /// The StableHLO module (generic-form text or bytecode).
+        input: PathBuf,
+        /// Write the outputs to this .npz file (arr_0, arr_1, ... as np.savez names them).
+        #[arg(long)]
+        save: Option<String>,
+    },
+    /// Run two programs on the same inputs and compare their outputs (the first is the
+    /// reference); exit 1 if any output is out of tolerance.
+    Check {
+        #[command(flatten)]
+        cpu: CpuArgs,
+        /// The reference program.
+        reference: PathBuf,
+        /// The program to check against it.
+        candidate: PathBuf,
+        /// Largest relative L2 error that passes (default by dtype: f32 1e-5, bf16 2e-2,
+        /// f16 1e-3, f64 1e-12; integers and booleans exact).
+        #[arg(long)]
+        rtol: Option<f64>,
+        /// An output also passes if its largest absolute error is at most this.
+        #[arg(long, default_value_t = 0.0)]
+        atol: f64,
+    },
+}
+
+#[derive(Args)]
+struct CpuArgs {
+    /// `cpu` (the CPU plugin from $FLYWHEEL_CPU_PLUGIN, else the project venv) or the path
+    /// of a PJRT plugin.
+    #[arg(long, default_value = "cpu")]
+    plugin: String,
+    /// `random` (seeded; floats standard normal, booleans fair, integers in [0, 16)) or an
+    /// .npz file holding one array per parameter (arr_0, arr_1, ... or in archive order).
+    #[arg(long, default_value = "random")]
+    inputs: String,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 #[derive(Args)]
@@ -72,6 +124,15 @@ impl From<TpuError> for Failure {
     }
 }
 
+impl From<CpuError> for Failure {
+    fn from(error: CpuError) -> Self {
+        match error {
+            CpuError::Compile(_) | CpuError::Execute(_) => Failure::Module(error.to_string()),
+            _ => Failure::Usage(error.to_string()),
+        }
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,14 +151,20 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Compile { tpu, output } => {
-            let module = read_module(&tpu)?;
+            let (module, partitioning) = read_module(&tpu.input, program::partitioning)?;
             let topology = topology(&tpu);
             let compiler = TpuCompiler::load(&locate_libtpu(tpu.libtpu.as_deref())?, None)?;
-            let compiled = compiler.compile(&module, tpu.target, &topology)?;
-            println!("compiled {} for {topology}", tpu.input.display());
+            let compiled = compiler.compile(&module, tpu.target, &topology, partitioning)?;
+            let spmd = if partitioning.partitions > 1 {
+                format!(" as {} SPMD partitions", partitioning.partitions)
+            } else {
+                String::new()
+            };
+            println!("compiled {} for {topology}{spmd}", tpu.input.display());
             for (name, value) in &compiled.cost_analysis {
                 println!("  {name:<24} {value}");
             }
+            print_memory(&compiled.memory);
             println!("  {:<24} {}", "executable bytes", compiled.serialized.len());
             if let Some(path) = output {
                 write_atomically(&path, &compiled.serialized)
@@ -106,14 +173,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Profile { tpu, json } => {
-            let module = read_module(&tpu)?;
+            let (module, partitioning) = read_module(&tpu.input, program::partitioning)?;
             let libtpu = locate_libtpu(tpu.libtpu.as_deref())?;
             let topology = topology(&tpu);
             let directory = std::env::temp_dir().join(format!("flywheel-profile-{}", std::process::id()));
             std::fs::create_dir_all(&directory)
                 .map_err(|error| Failure::Usage(format!("cannot create {}: {error}", directory.display())))?;
             let profiled = TpuCompiler::load(&libtpu, Some(&directory))
-                .and_then(|compiler| compiler.compile(&module, tpu.target, &topology))
+                .and_then(|compiler| compiler.compile(&module, tpu.target, &topology, partitioning))
                 .and_then(|_| read_profile(&directory));
             let _ = std::fs::remove_dir_all(&directory);
             let estimates = profiled?;
@@ -138,26 +205,206 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Run { cpu, input, save } => {
+            let program = read_cpu_program(&input)?;
+            let inputs = inputs(&cpu, &program)?;
+            let outputs = load_runner(&cpu)?.run(&program.module, &inputs)?;
+            println!("ran {} on the CPU plugin ({})", input.display(), inputs_description(&cpu));
+            for (index, output) in outputs.iter().enumerate() {
+                print_summary(index, output);
+            }
+            if let Some(path) = save {
+                let named: Vec<(String, Array)> =
+                    outputs.into_iter().enumerate().map(|(index, output)| (format!("arr_{index}"), output)).collect();
+                let bytes = write_npz(&named).map_err(|error| Failure::Usage(format!("cannot encode '{path}': {error}")))?;
+                write_atomically(&path, &bytes).map_err(|error| Failure::Usage(format!("cannot write '{path}': {error}")))?;
+            }
+            Ok(())
+        }
+        Command::Check { cpu, reference, candidate, rtol, atol } => {
+            let reference = read_cpu_program(&reference)?;
+            let candidate = read_cpu_program(&candidate)?;
+            if reference.signature.parameters != candidate.signature.parameters {
+                return Err(Failure::Usage(format!(
+                    "{} and {} take different parameters: ({}) vs ({})",
+                    reference.path.display(),
+                    candidate.path.display(),
+                    types_text(&reference.signature.parameters),
+                    types_text(&candidate.signature.parameters)
+                )));
+            }
+            let inputs = inputs(&cpu, &reference)?;
+            let runner = load_runner(&cpu)?;
+            let expected = runner.run(&reference.module, &inputs)?;
+            let actual = runner.run(&candidate.module, &inputs)?;
+            println!(
+                "check {} against {} on the CPU plugin ({})",
+                candidate.path.display(),
+                reference.path.display(),
+                inputs_description(&cpu)
+            );
+            if expected.len() != actual.len() {
+                return Err(Failure::Module(format!(
+                    "{} returns {} outputs, the reference {}",
+                    candidate.path.display(),
+                    actual.len(),
+                    expected.len()
+                )));
+            }
+            println!(
+                "  {:<6} {:<28} {:>10} {:>10} {:>10} {:>11} {:>11} {:>8}  result",
+                "output", "type", "max abs", "max rel", "rel L2", "NaN/Inf ref", "NaN/Inf new", "rtol"
+            );
+            let mut failures = Vec::new();
+            for (index, (expected, actual)) in expected.iter().zip(&actual).enumerate() {
+                let tolerance = Tolerance { rtol: rtol.unwrap_or(Tolerance::for_dtype(expected.dtype).rtol), atol };
+                let comparison = compare(expected, actual, tolerance);
+                println!(
+                    "  {index:<6} {:<28} {:>10.3e} {:>10.3e} {:>10.3e} {:>11} {:>11} {:>8.0e}  {}",
+                    expected.type_text(),
+                    comparison.max_abs,
+                    comparison.max_rel,
+                    comparison.rel_l2,
+                    format!("{}/{}", comparison.reference_nonfinite.nan, comparison.reference_nonfinite.inf),
+                    format!("{}/{}", comparison.candidate_nonfinite.nan, comparison.candidate_nonfinite.inf),
+                    tolerance.rtol,
+                    if comparison.failure.is_some() { "FAIL" } else { "ok" }
+                );
+                if let Some(failure) = comparison.failure {
+                    failures.push(format!("output {index}: {failure}"));
+                }
+            }
+            if failures.is_empty() {
+                println!("check: passed ({} outputs within tolerance)", actual.len());
+                Ok(())
+            } else {
+                Err(Failure::Module(format!("check failed: {}", failures.join("; "))))
+            }
+        }
     }
+}
+
+fn types_text(specs: &[TensorSpec]) -> String {
+    specs.iter().map(TensorSpec::type_text).collect::<Vec<_>>().join(", ")
 }
 
 fn topology(tpu: &TpuArgs) -> String {
     tpu.topology.clone().unwrap_or_else(|| tpu.target.single_chip_topology().to_owned())
 }
 
-/// Reads the module and checks that MLIR parses it, so malformed input gets a located
-/// error rather than a compiler crash.
-fn read_module(tpu: &TpuArgs) -> Result<Vec<u8>, Failure> {
-    let bytes = std::fs::read(&tpu.input)
-        .map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", tpu.input.display())))?;
+fn print_memory(memory: &MemoryFigures) {
+    for (name, bytes) in [
+        ("memory: arguments", memory.arguments),
+        ("memory: outputs", memory.outputs),
+        ("memory: aliased", memory.aliased),
+        ("memory: temporaries", memory.temporaries),
+        ("memory: code", memory.code),
+        ("memory: peak", memory.peak),
+    ] {
+        println!("  {name:<24} {bytes}");
+    }
+}
+
+/// A program ready to run on the CPU plugin.
+struct CpuProgram {
+    path: PathBuf,
+    module: Vec<u8>,
+    signature: Signature,
+}
+
+fn read_cpu_program(path: &Path) -> Result<CpuProgram, Failure> {
+    let (module, signature) = read_module(path, entry_signature)?;
+    let signature = signature.map_err(|message| Failure::Module(format!("{}: {message}", path.display())))?;
+    Ok(CpuProgram { path: path.to_path_buf(), module, signature })
+}
+
+fn load_runner(cpu: &CpuArgs) -> Result<CpuRunner, Failure> {
+    let explicit = (cpu.plugin != "cpu").then(|| Path::new(&cpu.plugin));
+    Ok(CpuRunner::load(&locate_cpu_plugin(explicit)?)?)
+}
+
+/// The inputs `--inputs` names, checked against the program's parameters.
+fn inputs(cpu: &CpuArgs, program: &CpuProgram) -> Result<Vec<Array>, Failure> {
+    let parameters = &program.signature.parameters;
+    if cpu.inputs == "random" {
+        let mut rng = Rng::new(cpu.seed);
+        return Ok(parameters.iter().map(|p| Array::random(p.dtype, p.dims.clone(), &mut rng)).collect());
+    }
+    let bytes = std::fs::read(&cpu.inputs).map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", cpu.inputs)))?;
+    let mut arrays = read_npz(&bytes).map_err(|error| Failure::Usage(format!("{}: {error}", cpu.inputs)))?;
+    // np.savez(f, *arrays) names them arr_0, arr_1, ...; otherwise take archive order.
+    let positional: Option<Vec<usize>> =
+        (0..arrays.len()).map(|i| arrays.iter().position(|(name, _)| *name == format!("arr_{i}"))).collect();
+    if let Some(order) = positional {
+        arrays = order.into_iter().map(|i| arrays[i].clone()).collect();
+    }
+    if arrays.len() != parameters.len() {
+        return Err(Failure::Usage(format!(
+            "{} holds {} arrays but {} takes {} parameters",
+            cpu.inputs,
+            arrays.len(),
+            program.path.display(),
+            parameters.len()
+        )));
+    }
+    arrays
+        .into_iter()
+        .zip(parameters)
+        .enumerate()
+        .map(|(index, ((name, array), parameter))| {
+            if (array.dtype, &array.dims) == (parameter.dtype, &parameter.dims) {
+                Ok(array)
+            } else {
+                Err(Failure::Usage(format!(
+                    "{}: '{name}' is {} but parameter {index} of {} is {}",
+                    cpu.inputs,
+                    array.type_text(),
+                    program.path.display(),
+                    parameter.type_text()
+                )))
+            }
+        })
+        .collect()
+}
+
+fn inputs_description(cpu: &CpuArgs) -> String {
+    if cpu.inputs == "random" {
+        format!("random inputs, seed {}", cpu.seed)
+    } else {
+        format!("inputs from {}", cpu.inputs)
+    }
+}
+
+fn print_summary(index: usize, output: &Array) {
+    let values = output.values();
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let sum: f64 = finite.iter().sum();
+    let mean = if finite.is_empty() { 0.0 } else { sum / finite.len() as f64 };
+    let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let l2 = finite.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let nan = values.iter().filter(|v| v.is_nan()).count();
+    let inf = values.iter().filter(|v| v.is_infinite()).count();
+    let statistics = if finite.is_empty() {
+        "no finite elements".to_owned()
+    } else {
+        format!("mean {mean:.6e}  min {min:.6e}  max {max:.6e}  l2 {l2:.6e}")
+    };
+    println!("  output {index}  {}  checksum {:016x}  {statistics}  nan {nan}  inf {inf}", output.type_text(), output.checksum());
+}
+/// Reads a module, checking that MLIR parses it (so malformed input gets a located error
+/// rather than a compiler crash), and reads what `inspect` wants to know about it.
+fn read_module<T>(path: &Path, inspect: impl FnOnce(&Module) -> T) -> Result<(Vec<u8>, T), Failure> {
+    let bytes = std::fs::read(path).map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", path.display())))?;
     let context = create_context();
     let collector = Collector::attach(&context);
-    if parse_module(&context, &bytes).is_none() {
+    let Some(module) = parse_module(&context, &bytes) else {
         let source = String::from_utf8_lossy(&bytes);
         for reported in collector.take() {
-            eprint!("{}", render(&reported, &tpu.input.display().to_string(), &source));
+            eprint!("{}", render(&reported, &path.display().to_string(), &source));
         }
         return Err(Failure::Reported);
-    }
-    Ok(bytes)
+    };
+    let facts = inspect(&module);
+    Ok((bytes, facts))
 }

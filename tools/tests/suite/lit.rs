@@ -1,6 +1,6 @@
 //! A small lit: runs each `// RUN:` line of a test file through `bash -o pipefail`, with
-//! `%s` (the file), `%S` (its directory) and `%t` (one fresh temporary path per file)
-//! substituted,
+//! `%s` (the file), `%S` (its directory), `%t` (one fresh temporary path per file) and
+//! `%python` (the project venv's Python, with numpy and JAX) substituted,
 //! and FlyWheel's tools (`flywheel-opt`, `flywheel`), `FileCheck` and `not` on the PATH.
 
 use crate::{mlir_files, repository_root};
@@ -62,6 +62,7 @@ fn run_file(path: &Path, commands: &[String]) -> Result<(), Failed> {
     let directory = path.parent().expect("test file directory");
     for (index, command) in commands.iter().enumerate() {
         let command = command
+            .replace("%python", &repository_root().join(".venv/bin/python").display().to_string())
             .replace("%s", &path.display().to_string())
             .replace("%S", &directory.display().to_string())
             .replace("%t", &temporary.join("t").display().to_string());

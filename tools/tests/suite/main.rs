@@ -3,8 +3,11 @@
 //! - `roundtrip::<fixture>`: every JAX fixture parses, verifies, prints and re-parses to
 //!   the same text.
 //! - `stablehlo::<name>`: the typed StableHLO views read real JAX output.
+//! - `pjrt::<name>`: `flywheel run`/`check` on the PJRT CPU plugin against answers
+//!   computed independently.
 
 mod lit;
+mod pjrt;
 mod roundtrip;
 mod stablehlo_views;
 
@@ -37,6 +40,7 @@ fn main() {
     let arguments = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
     trials.extend(lit::trials());
+    trials.extend(pjrt::trials());
     trials.extend(roundtrip::trials());
     trials.extend(stablehlo_views::trials());
     libtest_mimic::run(&arguments, trials).exit();

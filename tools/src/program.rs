@@ -1,0 +1,109 @@
+//! What the tools need to know about a program before handing it to PJRT: its entry
+//! function's signature and how it is partitioned over chips.
+
+use crate::array::{type_text, DType};
+use melior::ir::{
+    attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
+    operation::OperationLike,
+    r#type::{FunctionType, RankedTensorType, ShapedTypeLike},
+    BlockLike, Module, Type,
+};
+
+/// The type of one parameter or result of a program's entry function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorSpec {
+    pub dtype: DType,
+    pub dims: Vec<i64>,
+}
+
+impl TensorSpec {
+    pub fn type_text(&self) -> String {
+        type_text(self.dtype, &self.dims)
+    }
+}
+
+/// The parameter and result types of a module's entry function: `@main` (as JAX names
+/// it), else its only public function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub parameters: Vec<TensorSpec>,
+    pub results: Vec<TensorSpec>,
+}
+
+pub fn entry_signature(module: &Module) -> Result<Signature, String> {
+    let mut public = Vec::new();
+    let body = module.body();
+    let mut next = body.first_operation();
+    while let Some(operation) = next {
+        if operation.name().as_string_ref().as_str() == Ok("func.func") {
+            let name = operation.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
+            let private = operation
+                .attribute("sym_visibility")
+                .ok()
+                .and_then(|a| StringAttribute::try_from(a).ok())
+                .is_some_and(|v| v.value() == "private");
+            let name = name.map(|n| n.value().to_owned()).unwrap_or_default();
+            if name == "main" {
+                return function_signature(&operation);
+            }
+            if !private {
+                public.push(operation);
+            }
+        }
+        next = operation.next_in_block();
+    }
+    match public.as_slice() {
+        [only] => function_signature(only),
+        [] => Err("the module has no public function to run".into()),
+        _ => Err("the module has several public functions and none is named @main".into()),
+    }
+}
+
+fn function_signature<'c: 'a, 'a>(function: &impl OperationLike<'c, 'a>) -> Result<Signature, String> {
+    let attribute = function.attribute("function_type").map_err(|_| "func.func without a function_type")?;
+    let r#type = FunctionType::try_from(
+        TypeAttribute::try_from(attribute).map_err(|_| "function_type is not a type")?.value(),
+    )
+    .map_err(|_| "function_type is not a function type")?;
+    let specs = |types: Vec<Type>| types.into_iter().map(tensor_spec).collect::<Result<Vec<_>, _>>();
+    let parameters = specs((0..r#type.input_count()).map(|i| r#type.input(i).unwrap()).collect())?;
+    let results = specs((0..r#type.result_count()).map(|i| r#type.result(i).unwrap()).collect())?;
+    Ok(Signature { parameters, results })
+}
+
+fn tensor_spec(r#type: Type) -> Result<TensorSpec, String> {
+    let tensor = RankedTensorType::try_from(r#type).map_err(|_| format!("unsupported parameter type {type} (tensors only)"))?;
+    let element = tensor.element().to_string();
+    let dtype = DType::from_mlir_name(&element).ok_or_else(|| format!("unsupported element type {element} in {type}"))?;
+    let dims = (0..tensor.rank())
+        .map(|dim| match tensor.dim_size(dim) {
+            Ok(melior::ir::r#type::DimSize::Static(size)) => Ok(size as i64),
+            _ => Err(format!("dynamic shape {type} is not supported")),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(TensorSpec { dtype, dims })
+}
+
+/// How a program is split over devices, from the module attributes JAX writes
+/// (`mhlo.num_partitions`, `mhlo.num_replicas`) and whether its shardings are Shardy's
+/// (`sdy.mesh`) or GSPMD's (`mhlo.sharding`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partitioning {
+    pub replicas: i64,
+    pub partitions: i64,
+    pub shardy: bool,
+}
+
+pub fn partitioning(module: &Module) -> Partitioning {
+    let operation = module.as_operation();
+    let count = |name: &str| {
+        operation.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map_or(1, |a| a.value())
+    };
+    let mut shardy = false;
+    let mut next = module.body().first_operation();
+    while let Some(child) = next {
+        shardy |= child.name().as_string_ref().as_str() == Ok("sdy.mesh");
+        next = child.next_in_block();
+    }
+    Partitioning { replicas: count("mhlo.num_replicas"), partitions: count("mhlo.num_partitions"), shardy }
+}
