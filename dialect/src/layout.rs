@@ -13,7 +13,7 @@ pub enum Axis {
 }
 
 impl Axis {
-    const ALL: [Axis; 4] = [Axis::Batch, Axis::Sequence, Axis::Heads, Axis::HeadDim];
+    pub const ALL: [Axis; 4] = [Axis::Batch, Axis::Sequence, Axis::Heads, Axis::HeadDim];
 
     fn letter(self) -> char {
         match self {
@@ -52,6 +52,15 @@ impl Layout {
     }
 
     /// The dimension index that holds `axis`.
+    /// The layout with the axes in `order` (each exactly once).
+    pub fn from_order(order: [Axis; 4]) -> Option<Layout> {
+        Axis::ALL.iter().all(|axis| order.contains(axis)).then_some(Layout { order })
+    }
+
+    pub fn order(&self) -> [Axis; 4] {
+        self.order
+    }
+
     pub fn position(&self, axis: Axis) -> usize {
         self.order.iter().position(|a| *a == axis).expect("a layout holds every axis")
     }

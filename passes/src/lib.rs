@@ -4,9 +4,14 @@
 //! Each pass module exports its transform as plain functions (usable without a pass
 //! manager) and a `PassInfo` that the registry lists.
 
+pub mod atoms;
+pub mod hlo;
+pub mod lower_to_stablehlo;
 pub mod options;
+pub mod raise_attention;
 pub mod pipeline;
 pub mod registry;
+pub mod trace;
 pub mod verify;
 
 pub use flywheel_dialect;

@@ -24,7 +24,7 @@ impl PassInfo {
 
 /// Every FlyWheel pass, in pipeline order.
 pub fn passes() -> &'static [PassInfo] {
-    static PASSES: &[PassInfo] = &[crate::verify::PASS];
+    static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::lower_to_stablehlo::PASS];
     PASSES
 }
 

@@ -1,0 +1,212 @@
+//! Building StableHLO ops (generic form, attributes as properties, as JAX prints them)
+//! in front of an op, for passes that rewrite into or out of StableHLO.
+
+use crate::atoms::{Atom, Atoms, Axis};
+use flywheel_dialect::stablehlo::{build, ComparisonDirection, ComparisonType, DotDimensionNumbers};
+use melior::{
+    ir::{
+        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
+        Attribute, Block, BlockLike, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
+    },
+    ContextRef,
+};
+use mlir_sys::{mlirAttributeParseGet, mlirTypeParseGet, MlirStringRef};
+
+/// Builds `value` (whose axes are `axes`) rearranged into `target` axes: a reshape to one
+/// axis per atom, a transpose into the target's atom order, a broadcast for the target's
+/// atoms the value does not have, and a reshape to the target's axes. Each step is left
+/// out when it would do nothing. Every atom of `value` must be in `target`.
+pub fn materialize<'c, 'a>(
+    builder: &HloBuilder<'c, 'a>,
+    atoms: &Atoms,
+    value: Value<'c, 'a>,
+    axes: &[Axis],
+    element: &str,
+    target: &[Axis],
+) -> Value<'c, 'a> {
+    let sizes = |leaves: &[Atom]| -> Vec<i64> { leaves.iter().map(|&atom| atoms.size(atom)).collect() };
+    let shape: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let source: Vec<Atom> = axes.iter().flat_map(|axis| atoms.leaves(axis)).collect();
+    let wanted: Vec<Atom> = target.iter().flat_map(|axis| atoms.leaves(axis)).collect();
+    let permutation: Vec<i64> =
+        wanted.iter().filter_map(|atom| source.iter().position(|s| s == atom)).map(|p| p as i64).collect();
+    assert_eq!(permutation.len(), source.len(), "every atom of the value is in the target");
+    let target_shape: Vec<i64> = target.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let in_order = permutation.iter().enumerate().all(|(i, &p)| i as i64 == p);
+    if in_order && wanted.len() == source.len() {
+        return builder.reshape(value, &shape, &target_shape, element);
+    }
+    let flat = builder.reshape(value, &shape, &sizes(&source), element);
+    let transposed = builder.transpose(flat, &permutation, &sizes(&source), element);
+    let present: Vec<i64> =
+        wanted.iter().enumerate().filter(|(_, atom)| source.contains(atom)).map(|(i, _)| i as i64).collect();
+    let full = if present.len() == wanted.len() {
+        transposed
+    } else {
+        builder.broadcast_in_dim(transposed, &present, &sizes(&wanted), element)
+    };
+    builder.reshape(full, &sizes(&wanted), &target_shape, element)
+}
+
+/// A float as MLIR's parser reads it back exactly (`1.25000000000000000e-1`).
+pub fn float_literal(value: f64) -> String {
+    format!("{value:.17e}")
+}
+
+/// A tensor type's text: `tensor<2x3xf32>`.
+pub fn tensor_type_text(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
+    format!("tensor<{dims}{element}>")
+}
+
+fn string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef { data: text.as_ptr().cast(), length: text.len() }
+}
+
+/// Inserts ops before `anchor`, at `location`.
+pub struct HloBuilder<'c, 'a> {
+    context: ContextRef<'c>,
+    anchor: OperationRef<'c, 'a>,
+    location: Location<'c>,
+}
+
+impl<'c, 'a> HloBuilder<'c, 'a> {
+    pub fn before(anchor: OperationRef<'c, 'a>) -> Self {
+        HloBuilder { context: anchor.context(), anchor, location: anchor.location() }
+    }
+
+    pub fn tensor_type(&self, shape: &[i64], element: &str) -> Type<'c> {
+        let text = tensor_type_text(shape, element);
+        let raw = unsafe { mlirTypeParseGet(self.context.to_ref().to_raw(), string_ref(&text)) };
+        assert!(!raw.ptr.is_null(), "{text} parses");
+        unsafe { Type::from_raw(raw) }
+    }
+
+    fn attribute(&self, text: &str) -> Attribute<'c> {
+        let raw = unsafe { mlirAttributeParseGet(self.context.to_ref().to_raw(), string_ref(text)) };
+        assert!(!raw.ptr.is_null(), "attribute {text} parses");
+        unsafe { Attribute::from_raw(raw) }
+    }
+
+    fn i64_array(&self, values: &[i64]) -> Attribute<'c> {
+        let values: Vec<String> = values.iter().map(i64::to_string).collect();
+        self.attribute(&format!("array<i64{}{}>", if values.is_empty() { "" } else { ": " }, values.join(", ")))
+    }
+
+    fn insert(&self, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>, properties: &[(&str, Attribute<'c>)]) -> Value<'c, 'a> {
+        self.insert_built(build(name, self.location, operands, &[result], properties))
+    }
+
+    fn insert_built(&self, op: Operation<'c>) -> Value<'c, 'a> {
+        let block = self.anchor.block().expect("the anchor is in a block");
+        let inserted = block.insert_operation_before(self.anchor, op);
+        inserted.result(0).expect("built with one result").into()
+    }
+
+    /// Any op with one result and attributes given as MLIR text (`1.0 : f32`).
+    pub fn op(&self, name: &str, operands: &[Value<'c, 'a>], shape: &[i64], element: &str, attributes: &[(&str, String)]) -> Value<'c, 'a> {
+        let mut op = build(name, self.location, operands, &[self.tensor_type(shape, element)], &[]);
+        for (key, text) in attributes {
+            op.set_attribute(key, self.attribute(text));
+        }
+        self.insert_built(op)
+    }
+
+    /// A scalar `dense<value>` constant of `element` (`f32`, `i32`, `i1`...).
+    pub fn scalar(&self, value: f64, element: &str) -> Value<'c, 'a> {
+        let literal = match element {
+            "i1" => (if value != 0.0 { "true" } else { "false" }).to_owned(),
+            _ if element.starts_with('i') || element.starts_with("ui") => format!("{}", value as i64),
+            _ if value.is_infinite() => (if value > 0.0 { "0x7F800000" } else { "0xFF800000" }).to_owned(),
+            _ => float_literal(value),
+        };
+        let r#type = self.tensor_type(&[], element);
+        let value = self.attribute(&format!("dense<{literal}> : {}", tensor_type_text(&[], element)));
+        self.insert("stablehlo.constant", &[], r#type, &[("value", value)])
+    }
+
+    /// A constant of `shape`, every element `value`.
+    pub fn splat(&self, value: f64, element: &str, shape: &[i64]) -> Value<'c, 'a> {
+        let scalar = self.scalar(value, element);
+        self.broadcast_in_dim(scalar, &[], shape, element)
+    }
+
+    pub fn broadcast_in_dim(&self, x: Value<'c, 'a>, dimensions: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+        let r#type = self.tensor_type(shape, element);
+        self.insert("stablehlo.broadcast_in_dim", &[x], r#type, &[("broadcast_dimensions", self.i64_array(dimensions))])
+    }
+
+    pub fn transpose(&self, x: Value<'c, 'a>, permutation: &[i64], input_shape: &[i64], element: &str) -> Value<'c, 'a> {
+        if permutation.iter().enumerate().all(|(i, &p)| i as i64 == p) {
+            return x;
+        }
+        let shape: Vec<i64> = permutation.iter().map(|&p| input_shape[p as usize]).collect();
+        let r#type = self.tensor_type(&shape, element);
+        self.insert("stablehlo.transpose", &[x], r#type, &[("permutation", self.i64_array(permutation))])
+    }
+
+    pub fn reshape(&self, x: Value<'c, 'a>, input_shape: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+        if input_shape == shape {
+            return x;
+        }
+        let r#type = self.tensor_type(shape, element);
+        self.insert("stablehlo.reshape", &[x], r#type, &[])
+    }
+
+    pub fn convert(&self, x: Value<'c, 'a>, shape: &[i64], from: &str, to: &str) -> Value<'c, 'a> {
+        if from == to {
+            return x;
+        }
+        self.insert("stablehlo.convert", &[x], self.tensor_type(shape, to), &[])
+    }
+
+    /// An elementwise op whose result has the type of its first operand.
+    pub fn elementwise(&self, name: &str, operands: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        self.insert(name, operands, operands[0].r#type(), &[])
+    }
+
+    pub fn compare(&self, a: Value<'c, 'a>, b: Value<'c, 'a>, direction: ComparisonDirection, compare_type: ComparisonType, shape: &[i64]) -> Value<'c, 'a> {
+        let properties = [
+            ("comparison_direction", self.attribute(&direction.to_string())),
+            ("compare_type", self.attribute(&compare_type.to_string())),
+        ];
+        self.insert("stablehlo.compare", &[a, b], self.tensor_type(shape, "i1"), &properties)
+    }
+
+    pub fn iota(&self, dimension: i64, shape: &[i64], element: &str) -> Value<'c, 'a> {
+        let dimension = self.attribute(&format!("{dimension} : i64"));
+        self.insert("stablehlo.iota", &[], self.tensor_type(shape, element), &[("iota_dimension", dimension)])
+    }
+
+    pub fn dot_general(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, dimensions: &DotDimensionNumbers, shape: &[i64], element: &str) -> Value<'c, 'a> {
+        let numbers = self.attribute(&dimensions.to_string());
+        self.insert("stablehlo.dot_general", &[lhs, rhs], self.tensor_type(shape, element), &[("dot_dimension_numbers", numbers)])
+    }
+
+    /// `reduce(x, init)` over `dimensions` with the binary op `combiner`
+    /// (`stablehlo.add`, `stablehlo.maximum`), all in `element`.
+    pub fn reduce(&self, x: Value<'c, 'a>, init: Value<'c, 'a>, dimensions: &[i64], shape: &[i64], element: &str, combiner: &str) -> Value<'c, 'a> {
+        let scalar = self.tensor_type(&[], element);
+        let body = Block::new(&[(scalar, self.location), (scalar, self.location)]);
+        let combined = body.append_operation(build(
+            combiner,
+            self.location,
+            &[body.argument(0).expect("two arguments").into(), body.argument(1).expect("two arguments").into()],
+            &[scalar],
+            &[],
+        ));
+        body.append_operation(build("stablehlo.return", self.location, &[combined.result(0).expect("one result").into()], &[], &[]));
+        let region = Region::new();
+        region.append_block(body);
+        let result_shape: Vec<i64> =
+            shape.iter().enumerate().filter(|(i, _)| !dimensions.contains(&(*i as i64))).map(|(_, &d)| d).collect();
+        let mut op = OperationBuilder::new("stablehlo.reduce", self.location)
+            .add_operands(&[x, init])
+            .add_results(&[self.tensor_type(&result_shape, element)])
+            .add_regions([region])
+            .build()
+            .expect("an unregistered op builds");
+        op.set_inherent_attribute("dimensions", self.i64_array(dimensions));
+        self.insert_built(op)
+    }
+}

@@ -1,0 +1,1109 @@
+//! `flywheel-raise-attention`: finds softmax attention in StableHLO as JAX writes it and
+//! replaces it with one `flywheel.attention`.
+//!
+//! A candidate is a `dot_general` with a softmax operand (`divide(exp(z - max z),
+//! sum exp(z - max z))`). The pattern is read backwards from it: the logits `z` come
+//! from a Q·Kᵀ `dot_general` through scale multiplies, a soft-cap, a bias add and mask
+//! selects; Q, K and V are followed back through layout ops to their sources. Axis atoms
+//! (`atoms.rs`) tie every axis to its role (batch, heads, query, key, head dimension), so
+//! any axis order, GQA by reshape or by repeat, and output transposes are understood.
+//! Anything that does not fit exactly is left alone, with a remark saying why.
+
+use crate::{
+    atoms::{Atom, Atoms, Axis, Mismatch},
+    hlo::{float_literal, materialize, HloBuilder},
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::PassInfo,
+    trace::{apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT},
+};
+use flywheel_dialect::{
+    diagnostics::emit_remark,
+    layout::{Axis as Role, Layout},
+    stablehlo::{ComparisonDirection, ComparisonType, Compare, DotDimensionNumbers, DotGeneral, Iota, Reduce, Reducer},
+};
+use melior::{
+    ir::{
+        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+        r#type::TypeId,
+        Value, ValueLike,
+    },
+    pass::{create_external, ExternalPass, Pass},
+};
+
+/// The largest logit a mask may write and still mean "never attended".
+const MASK_FILL_LIMIT: f64 = -1e30;
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+const OPTIONS: &[OptionSpec] = &[OptionSpec {
+    name: "remarks",
+    kind: OptionKind::Bool,
+    default: "false",
+    help: "Remark on each raised attention and on why each softmax product was not raised",
+}];
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-raise-attention",
+    summary: "Raise softmax attention in StableHLO into flywheel.attention",
+    options: OPTIONS,
+    create,
+};
+
+fn create(options: &PassOptions) -> Pass {
+    let remarks = options.bool("remarks");
+    create_external(
+        move |op: OperationRef, _pass: ExternalPass| {
+            raise_attention(op, remarks);
+        },
+        TypeId::create(&PASS_ID),
+        "FlyWheelRaiseAttention",
+        PASS.name,
+        PASS.summary,
+        "builtin.module",
+        &[],
+    )
+}
+
+/// Raises every attention in `module` (a `builtin.module`); returns how many.
+pub fn raise_attention(module: OperationRef, remarks: bool) -> usize {
+    let mut raised = 0;
+    let mut reported = std::collections::HashSet::new();
+    loop {
+        // A rewrite changes the IR, so candidates are collected afresh after each.
+        let tracer = Tracer::new(module);
+        let mut candidates = Vec::new();
+        module.walk(WalkOrder::PreOrder, |op| {
+            if op.name().as_string_ref().as_str() == Ok(DotGeneral::NAME) {
+                candidates.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        let mut rewritten = false;
+        for raw in candidates {
+            // SAFETY: nothing was erased since the walk that found it.
+            let dot = unsafe { OperationRef::from_raw(raw) };
+            if softmax_side(&tracer, dot).is_none() {
+                continue;
+            }
+            match match_attention(&tracer, dot) {
+                Ok(found) => {
+                    let (location, summary) = (dot.location(), found.summary());
+                    rewrite(&tracer, found);
+                    if remarks {
+                        emit_remark(location, &format!("raised to flywheel.attention ({summary})"));
+                    }
+                    raised += 1;
+                    rewritten = true;
+                    break;
+                }
+                Err(Miss(reason)) => {
+                    if remarks && reported.insert(dot.to_raw().ptr as usize) {
+                        emit_remark(dot.location(), &format!("attention not raised: {reason}"));
+                    }
+                }
+            }
+        }
+        if !rewritten {
+            return raised;
+        }
+    }
+}
+
+/// Which operand of a `dot_general` is (a layout of) `divide(exponential(..), ..)`.
+fn softmax_side(tracer: &Tracer, dot: OperationRef) -> Option<usize> {
+    (0..2).find(|&side| {
+        let operand = Traced::outer(dot.operand(side).expect("dot has two operands"));
+        let (values, _) = follow_layout(tracer, &operand, Through { converts: true, broadcasts: false });
+        tracer
+            .producer_named(&values[0], "stablehlo.divide")
+            .is_some_and(|divide| tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_some())
+    })
+}
+
+// ---- what a match found --------------------------------------------------------------
+
+/// Why a candidate was not raised.
+struct Miss(String);
+
+impl From<Mismatch> for Miss {
+    fn from(mismatch: Mismatch) -> Self {
+        Miss(format!("axes do not line up ({mismatch})"))
+    }
+}
+
+fn miss<T>(message: impl Into<String>) -> Result<T, Miss> {
+    Err(Miss(message.into()))
+}
+
+/// A linear expression in axis coordinates, `constant + sum(coefficient * coordinate)`,
+/// that a mask requires to be `<= 0`.
+#[derive(Clone, Debug, Default)]
+struct Affine {
+    constant: i64,
+    terms: Vec<(Vec<Atom>, i64)>,
+}
+
+impl Affine {
+    fn scaled(mut self, factor: i64) -> Affine {
+        self.constant *= factor;
+        self.terms.iter_mut().for_each(|(_, coefficient)| *coefficient *= factor);
+        self
+    }
+
+    fn plus(mut self, other: Affine) -> Affine {
+        self.constant += other.constant;
+        self.terms.extend(other.terms);
+        self
+    }
+}
+
+/// The masks the logits pass through: linear constraints on positions and boolean
+/// tensors from the program.
+#[derive(Default)]
+struct Masks<'c, 'a> {
+    constraints: Vec<Affine>,
+    dynamic: Vec<(Traced<'c, 'a>, Vec<Axis>)>,
+    fill_is_infinite: bool,
+}
+
+/// What the logits chain between Q·Kᵀ and the softmax does.
+struct Logits<'c, 'a> {
+    scale: f64,
+    soft_cap: Option<f64>,
+    bias: Option<(Traced<'c, 'a>, Vec<Axis>)>,
+    masks: Masks<'c, 'a>,
+}
+
+/// A Q, K or V operand of a product, followed back through layout ops (and, for Q and
+/// K, constant scalings): `values[0]` is the furthest source, the last value the product's
+/// operand.
+struct Chain<'c, 'a> {
+    values: Vec<Traced<'c, 'a>>,
+    axes: Vec<Vec<Axis>>,
+    /// The factor the step into `values[i + 1]` multiplies by.
+    scales: Vec<f64>,
+}
+
+impl Chain<'_, '_> {
+    fn at_product(&self) -> &[Axis] {
+        self.axes.last().expect("a chain has its operand")
+    }
+}
+
+/// The operand a new op takes: a value, its axes, and the scale between it and the
+/// original product.
+struct Operand<'c, 'a> {
+    value: Traced<'c, 'a>,
+    axes: Vec<Axis>,
+    scale: f64,
+}
+
+/// The roles of the atoms, once the whole pattern is tied together.
+struct Roles {
+    batch: Vec<Atom>,
+    kv_heads: Vec<Atom>,
+    group: Vec<Atom>,
+    query: Vec<Atom>,
+    key: Vec<Atom>,
+    head_dim: Vec<Atom>,
+    value_dim: Vec<Atom>,
+}
+
+impl Roles {
+    fn q_heads(&self) -> Vec<Atom> {
+        [self.kv_heads.clone(), self.group.clone()].concat()
+    }
+
+    /// The atoms of each layout axis for the query, key or value tensor (or the output).
+    fn of(&self, side: Side, role: Role) -> Vec<Atom> {
+        match (role, side) {
+            (Role::Batch, _) => self.batch.clone(),
+            (Role::Sequence, Side::Query | Side::Output) => self.query.clone(),
+            (Role::Sequence, Side::Key | Side::Value) => self.key.clone(),
+            (Role::Heads, Side::Query | Side::Output) => self.q_heads(),
+            (Role::Heads, Side::Key | Side::Value) => self.kv_heads.clone(),
+            (Role::HeadDim, Side::Query | Side::Key) => self.head_dim.clone(),
+            (Role::HeadDim, Side::Value | Side::Output) => self.value_dim.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Query,
+    Key,
+    Value,
+    Output,
+}
+
+struct Found<'c, 'a> {
+    atoms: Atoms,
+    roles: Roles,
+    q: Operand<'c, 'a>,
+    k: Operand<'c, 'a>,
+    v: Operand<'c, 'a>,
+    logits: Logits<'c, 'a>,
+    causal: bool,
+    window: Option<(i64, i64)>,
+    layout: Layout,
+    /// The value the new op's result replaces, its axes and element type.
+    root: Value<'c, 'a>,
+    root_axes: Vec<Axis>,
+    output_element: String,
+    /// Ops of the pattern in the rewritten function, erased if left unused.
+    matched: Vec<OperationRef<'c, 'a>>,
+}
+
+impl Found<'_, '_> {
+    fn summary(&self) -> String {
+        let size = |atoms: &[Atom]| self.atoms.axis_size(atoms);
+        let mut parts = vec![
+            format!("layout {}", self.layout),
+            format!("{} query / {} key-value heads", size(&self.roles.q_heads()), size(&self.roles.kv_heads)),
+            format!("scale {}", self.logits.scale as f32),
+        ];
+        if self.causal {
+            parts.push("causal".into());
+        }
+        if let Some((left, right)) = self.window {
+            parts.push(format!("window [{left}, {right}]"));
+        }
+        if let Some(cap) = self.logits.soft_cap {
+            parts.push(format!("soft-cap {cap}"));
+        }
+        if self.logits.bias.is_some() {
+            parts.push("bias".into());
+        }
+        if !self.logits.masks.dynamic.is_empty() {
+            parts.push("mask".into());
+        }
+        parts.join(", ")
+    }
+}
+
+// ---- matching ------------------------------------------------------------------------
+
+fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -> Result<Found<'c, 'a>, Miss> {
+    let pv = Node { op: dot, calls: Vec::new() };
+    let pv_numbers = dimension_numbers(dot)?;
+    let mut matched = vec![dot];
+    let mut atoms = Atoms::new();
+
+    // P·V, with P a layout of divide(e, broadcast(sum(e))).
+    let p_side = softmax_side(tracer, dot).expect("only softmax products are candidates");
+    let (p_values, p_steps) = follow_layout(tracer, &pv.operand(p_side), Through { converts: true, broadcasts: false });
+    note(&mut matched, &p_values[1..]);
+    let divide = tracer.producer(&p_values[0]).expect("a divide");
+    if pv.operand(p_side).element_type() != pv.operand(1 - p_side).element_type() {
+        return miss("the probabilities and V enter P·V in different precisions");
+    }
+    let exponential = tracer.producer(&divide.operand(0)).expect("an exponential");
+    let subtract = tracer
+        .producer_named(&exponential.operand(0), "stablehlo.subtract")
+        .ok_or(Miss("the exponential's argument is not the logits minus their maximum".into()))?;
+    note_nodes(&mut matched, &[&divide, &exponential, &subtract]);
+    for node in [&divide, &exponential, &subtract] {
+        let element = node.result().element_type().unwrap_or_default();
+        if element != "f32" {
+            return miss(format!("the softmax is computed in {element}, not f32"));
+        }
+    }
+
+    // The softmax axis: the one the maximum and the sum reduce, broadcast back. The
+    // logits may be rearranged between the maximum and the subtraction.
+    let (z_values, z_steps) = follow_layout(tracer, &subtract.operand(0), Through { converts: false, broadcasts: false });
+    note(&mut matched, &z_values[1..]);
+    let logits = z_values[0].clone();
+    let logits_axes = atoms.source(&logits.shape().ok_or(Miss("dynamic shapes".into()))?);
+    let z_axes = apply_layout(&mut atoms, &logits_axes, &z_steps)?;
+    let (max_axis, max_back) =
+        reduction(tracer, &mut atoms, &subtract.operand(1), &logits, &logits_axes, Reducer::Maximum, &mut matched)?;
+    let (sum_axis, sum_back) =
+        reduction(tracer, &mut atoms, &divide.operand(1), &exponential.result(), &z_axes, Reducer::Add, &mut matched)?;
+    if max_axis.is_empty() {
+        return miss("the softmax axis has size 1");
+    }
+    if !atoms.same(&max_axis, &sum_axis) {
+        return miss("the softmax sums over a different axis than it takes the maximum over");
+    }
+    broadcast_back(&atoms, &max_back, &z_axes, &max_axis, "maximum")?;
+    broadcast_back(&atoms, &sum_back, &z_axes, &max_axis, "sum")?;
+
+    // The logits, back to Q·Kᵀ.
+    let (qk, steps) = logits_chain(tracer, &logits, &mut matched)?;
+    let qk_numbers = dimension_numbers(qk.op)?;
+    if qk_numbers.lhs_contracting.len() != 1 {
+        return miss("Q·Kᵀ must contract exactly one axis, the head dimension");
+    }
+    let lhs = operand_chain(tracer, &mut atoms, &qk.operand(0), true)?;
+    let rhs = operand_chain(tracer, &mut atoms, &qk.operand(1), true)?;
+    let scores = dot_axes(&mut atoms, lhs.at_product(), rhs.at_product(), &qk_numbers)?;
+    let head_dim_axis = lhs.at_product()[qk_numbers.lhs_contracting[0] as usize].clone();
+    let mut logits_info = apply_chain(tracer, &mut atoms, scores, &steps, &logits_axes)?;
+
+    // K is the Q·Kᵀ operand the softmax axis belongs to.
+    let key_atoms = atoms.leaves(&max_axis);
+    let owns_keys = |atoms: &Atoms, chain: &Chain| {
+        let leaves: Vec<Atom> = chain.at_product().iter().flat_map(|axis| atoms.leaves(axis)).collect();
+        key_atoms.iter().all(|atom| leaves.contains(atom))
+    };
+    let (q_chain, k_chain) = match (owns_keys(&atoms, &lhs), owns_keys(&atoms, &rhs)) {
+        (false, true) => (lhs, rhs),
+        (true, false) => (rhs, lhs),
+        _ => return miss("the softmax is not over the key axis of Q·Kᵀ"),
+    };
+
+    // P·V must contract the softmax axis with V's key axis.
+    let p_axes = apply_layout(&mut atoms, &z_axes, &p_steps)?;
+    let v_chain = operand_chain(tracer, &mut atoms, &pv.operand(1 - p_side), false)?;
+    let (p_contracted, sides) = if p_side == 0 {
+        (&pv_numbers.lhs_contracting, (p_axes.as_slice(), v_chain.at_product()))
+    } else {
+        (&pv_numbers.rhs_contracting, (v_chain.at_product(), p_axes.as_slice()))
+    };
+    if p_contracted.len() != 1 || !atoms.same(&p_axes[p_contracted[0] as usize], &max_axis) {
+        return miss("P·V does not contract the softmax axis");
+    }
+    let output_axes = dot_axes(&mut atoms, sides.0, sides.1, &pv_numbers)?;
+    let (root, root_axes) = extend_root(&mut atoms, dot, output_axes, &mut matched)?;
+    let output_element = Traced::outer(root).element_type().unwrap_or_default();
+
+    let (head_dim, key_atoms) = (atoms.leaves(&head_dim_axis), atoms.leaves(&max_axis));
+    let roles = assign_roles(&atoms, &q_chain, &k_chain, &v_chain, &head_dim, &key_atoms, &logits_info.masks, &root_axes)?;
+    let q = choose_source(&atoms, &roles, &q_chain, Side::Query)?;
+    let k = choose_source(&atoms, &roles, &k_chain, Side::Key)?;
+    let v = choose_source(&atoms, &roles, &v_chain, Side::Value)?;
+    for (chain, operand) in [(&q_chain, &q), (&k_chain, &k), (&v_chain, &v)] {
+        let start = chain.values.iter().position(|value| same_value(value, &operand.value)).unwrap_or(0);
+        note(&mut matched, &chain.values[start + 1..]);
+    }
+    logits_info.scale *= q.scale * k.scale;
+    let lengths = (atoms.axis_size(&roles.query), atoms.axis_size(&roles.key));
+    let (causal, window) = window_attributes(&atoms, &roles, &logits_info.masks, lengths)?;
+    if logits_info.masks.fill_is_infinite && !logits_info.masks.dynamic.is_empty() {
+        return miss("masked with -inf: a fully masked row would be NaN, which flywheel.attention defines as uniform");
+    }
+    for (value, axes) in logits_info.bias.iter().chain(logits_info.masks.dynamic.iter()) {
+        if !value.is_outer() {
+            return miss("a mask or bias is computed inside a called function");
+        }
+        let known: Vec<Atom> = [roles.batch.clone(), roles.q_heads(), roles.query.clone(), roles.key.clone()].concat();
+        if !axes.iter().flat_map(|axis| atoms.leaves(axis)).all(|atom| known.contains(&atom)) {
+            return miss("a mask or bias varies along an axis other than batch, heads, query or key");
+        }
+    }
+    let layout = choose_layout(&atoms, &roles, &q);
+    Ok(Found { atoms, roles, q, k, v, logits: logits_info, causal, window, layout, root, root_axes, output_element, matched })
+}
+
+fn dimension_numbers(op: OperationRef) -> Result<DotDimensionNumbers, Miss> {
+    DotGeneral::from_operation(op).expect("a dot_general").dimension_numbers().map_err(|error| Miss(error.to_string()))
+}
+
+fn same_value(a: &Traced, b: &Traced) -> bool {
+    a.value == b.value && a.calls == b.calls
+}
+
+/// Records the ops producing `values` (or the outermost call they sit in) as matched.
+fn note<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, values: &[Traced<'c, 'a>]) {
+    for value in values {
+        if let Some(&call) = value.calls.first() {
+            matched.push(call);
+        } else if let Ok(result) = melior::ir::operation::OperationResult::try_from(value.value) {
+            matched.push(result.owner());
+        }
+    }
+}
+
+fn note_nodes<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, nodes: &[&Node<'c, 'a>]) {
+    matched.extend(nodes.iter().map(|node| node.calls.first().copied().unwrap_or(node.op)));
+}
+
+/// Reads `broadcast(guard(reduce(layout(base))))`: returns the reduced axis (as atoms of
+/// `base_axes`) and the axes of the broadcast result.
+fn reduction<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    broadcast: &Traced<'c, 'a>,
+    base: &Traced<'c, 'a>,
+    base_axes: &[Axis],
+    reducer: Reducer,
+    matched: &mut Vec<OperationRef<'c, 'a>>,
+) -> Result<(Axis, Vec<Axis>), Miss> {
+    let what = if reducer == Reducer::Maximum { "maximum" } else { "sum" };
+    let (values, back_steps) = follow_layout(tracer, broadcast, Through { converts: false, broadcasts: true });
+    note(matched, &values[1..]);
+    let mut source = values[0].clone();
+    if reducer == Reducer::Maximum {
+        source = strip_max_guards(tracer, &source, matched);
+    }
+    let node = tracer.producer_named(&source, Reduce::NAME).ok_or(Miss(format!("the softmax {what} is not a reduce")))?;
+    note_nodes(matched, &[&node]);
+    let reduce = Reduce::from_operation(node.op).expect("a reduce");
+    let dimensions = reduce.dimensions().map_err(|error| Miss(error.to_string()))?;
+    let init = tracer.splat(&node.operand(1));
+    let expected_init = if reducer == Reducer::Maximum { f64::NEG_INFINITY } else { 0.0 };
+    if reduce.input_count() != 1 || reduce.reducer() != Some(reducer) || dimensions.len() != 1 || init != Some(expected_init) {
+        return miss(format!("the softmax {what} is not a single-axis {what} reduction"));
+    }
+    if node.result().element_type().as_deref() != Some("f32") {
+        return miss(format!("the softmax {what} is reduced in {}, not f32", node.result().element_type().unwrap_or_default()));
+    }
+    let (input_values, input_steps) = follow_layout(tracer, &node.operand(0), Through { converts: false, broadcasts: false });
+    if !same_value(&input_values[0], base) {
+        return miss(format!("the softmax {what} is not taken over the same logits"));
+    }
+    note(matched, &input_values[1..]);
+    let input_axes = apply_layout(atoms, base_axes, &input_steps)?;
+    let dimension = dimensions[0] as usize;
+    let reduced: Vec<Axis> =
+        input_axes.iter().enumerate().filter(|(i, _)| *i != dimension).map(|(_, axis)| axis.clone()).collect();
+    let back = apply_layout(atoms, &reduced, &back_steps)?;
+    Ok((input_axes[dimension].clone(), back))
+}
+
+/// Strips `maximum(-inf, m)` (JAX's `initial=-inf`) and `select(is_finite(m), m, 0)`
+/// (its guard against all -inf rows): for finite rows both give `m`, and an all -inf row
+/// is NaN either way.
+fn strip_max_guards<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, matched: &mut Vec<OperationRef<'c, 'a>>) -> Traced<'c, 'a> {
+    let mut value = value.clone();
+    loop {
+        let Some(node) = tracer.producer(&value) else { return value };
+        let next = match node.name().as_str() {
+            "stablehlo.maximum" => (0..2).find_map(|side| {
+                (tracer.splat(&node.operand(side)) == Some(f64::NEG_INFINITY)).then(|| node.operand(1 - side))
+            }),
+            "stablehlo.select" => {
+                let guard = tracer.producer_named(&node.operand(0), "stablehlo.is_finite");
+                let guarded = guard.is_some_and(|guard| same_value(&guard.operand(0), &node.operand(1)));
+                (guarded && tracer.splat(&node.operand(2)) == Some(0.0)).then(|| node.operand(1))
+            }
+            _ => None,
+        };
+        match next {
+            Some(next) => {
+                note_nodes(matched, &[&node]);
+                value = next;
+            }
+            None => return value,
+        }
+    }
+}
+
+/// Checks a reduction broadcast back onto the logits: the softmax axis is broadcast, the
+/// others line up with the logits' axes.
+fn broadcast_back(atoms: &Atoms, back: &[Axis], logits: &[Axis], softmax_axis: &[Atom], what: &str) -> Result<(), Miss> {
+    let fits = back.len() == logits.len()
+        && back.iter().zip(logits).all(|(b, z)| {
+            if atoms.same(z, softmax_axis) {
+                b.iter().all(|&atom| atoms.is_broadcast(atom))
+            } else {
+                atoms.same(b, z)
+            }
+        });
+    if fits {
+        Ok(())
+    } else {
+        miss(format!("the softmax {what} is not broadcast back along the axis it reduced"))
+    }
+}
+
+/// One op on the logits between Q·Kᵀ and the softmax.
+enum LogitsStep<'c, 'a> {
+    Layout(LayoutStep),
+    Convert,
+    Scale(f64),
+    SoftCap(f64),
+    Bias(Traced<'c, 'a>),
+    Mask { predicate: Traced<'c, 'a>, fill_is_infinite: bool },
+}
+
+/// The ops from the Q·Kᵀ product to the logits, in program order.
+fn logits_chain<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    logits: &Traced<'c, 'a>,
+    matched: &mut Vec<OperationRef<'c, 'a>>,
+) -> Result<(Node<'c, 'a>, Vec<LogitsStep<'c, 'a>>), Miss> {
+    let mut steps = Vec::new();
+    let mut current = logits.clone();
+    loop {
+        let node = tracer.producer(&current).ok_or(Miss("the logits are a function argument, not Q·Kᵀ".into()))?;
+        note_nodes(matched, &[&node]);
+        let splat = |side: usize| tracer.splat(&node.operand(side));
+        let (step, next) = match node.name().as_str() {
+            DotGeneral::NAME => {
+                steps.reverse();
+                return Ok((node, steps));
+            }
+            "stablehlo.transpose" | "stablehlo.reshape" => {
+                (LogitsStep::Layout(layout_step(&node, ANY_LAYOUT).expect("a layout op")), node.operand(0))
+            }
+            "stablehlo.convert" => (LogitsStep::Convert, node.operand(0)),
+            "stablehlo.divide" => match splat(1) {
+                Some(divisor) => (LogitsStep::Scale(1.0 / divisor), node.operand(0)),
+                None => return miss("the logits are divided by a non-constant"),
+            },
+            "stablehlo.multiply" => {
+                if let Some((cap, capped)) = soft_cap(tracer, &node) {
+                    (LogitsStep::SoftCap(cap), capped)
+                } else if let Some(factor) = splat(1) {
+                    (LogitsStep::Scale(factor), node.operand(0))
+                } else if let Some(factor) = splat(0) {
+                    (LogitsStep::Scale(factor), node.operand(1))
+                } else {
+                    return miss("the logits are multiplied by a non-constant");
+                }
+            }
+            "stablehlo.add" => {
+                let (scores, bias) = match (reaches_product(tracer, &node.operand(0), 16), reaches_product(tracer, &node.operand(1), 16)) {
+                    (true, false) => (0, 1),
+                    (false, true) => (1, 0),
+                    _ => return miss("an add on the logits is not a bias"),
+                };
+                (LogitsStep::Bias(node.operand(bias)), node.operand(scores))
+            }
+            "stablehlo.select" => {
+                let fill = splat(2).ok_or(Miss("a select on the logits does not fill with a constant".into()))?;
+                if fill > MASK_FILL_LIMIT {
+                    return miss(format!("a mask fills with {fill}, which still gets attention weight"));
+                }
+                let fill_is_infinite = fill == f64::NEG_INFINITY;
+                (LogitsStep::Mask { predicate: node.operand(0), fill_is_infinite }, node.operand(1))
+            }
+            other => return miss(format!("the logits come from '{other}', which attention does not apply")),
+        };
+        steps.push(step);
+        current = next;
+    }
+}
+
+/// `c * tanh(x / c)` (or `tanh(x * (1/c))`): the cap and `x`.
+fn soft_cap<'c, 'a>(tracer: &Tracer<'c, 'a>, multiply: &Node<'c, 'a>) -> Option<(f64, Traced<'c, 'a>)> {
+    let (cap, tanh) = (0..2).find_map(|side| {
+        let tanh = tracer.producer_named(&multiply.operand(1 - side), "stablehlo.tanh")?;
+        Some((tracer.splat(&multiply.operand(side))?, tanh))
+    })?;
+    let inner = tracer.producer(&tanh.operand(0))?;
+    let divisor = match inner.name().as_str() {
+        "stablehlo.divide" => tracer.splat(&inner.operand(1))?,
+        "stablehlo.multiply" => 1.0 / tracer.splat(&inner.operand(1))?,
+        _ => return None,
+    };
+    ((divisor - cap).abs() <= 1e-6 * cap.abs() && cap > 0.0).then(|| (cap, inner.operand(0)))
+}
+
+/// Whether a `dot_general` feeds `value` within `depth` ops.
+fn reaches_product(tracer: &Tracer, value: &Traced, depth: usize) -> bool {
+    let Some(node) = tracer.producer(value) else { return false };
+    node.is(DotGeneral::NAME)
+        || (depth > 0 && (0..node.operand_count()).any(|i| reaches_product(tracer, &node.operand(i), depth - 1)))
+}
+
+/// Q or K (with `scales`) or V followed back through layout ops.
+fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand: &Traced<'c, 'a>, scales: bool) -> Result<Chain<'c, 'a>, Miss> {
+    let mut values = vec![operand.clone()];
+    let mut steps = Vec::new();
+    let mut factors = Vec::new();
+    loop {
+        let current = values.last().expect("non-empty").clone();
+        let Some(node) = tracer.producer(&current) else { break };
+        let (step, factor) = match node.name().as_str() {
+            "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.broadcast_in_dim" => match layout_step(&node, ANY_LAYOUT) {
+                Some(step) => (step, 1.0),
+                None => break,
+            },
+            // Widening Q or K is exact; V is taken in the precision P·V uses.
+            "stablehlo.convert" if scales && widens(&node) => (LayoutStep::Convert, 1.0),
+            "stablehlo.multiply" if scales => match (tracer.splat(&node.operand(1)), tracer.splat(&node.operand(0))) {
+                (Some(factor), _) => (LayoutStep::Convert, factor),
+                (None, Some(factor)) => {
+                    values.push(node.operand(1));
+                    steps.push(LayoutStep::Convert);
+                    factors.push(factor);
+                    continue;
+                }
+                _ => break,
+            },
+            "stablehlo.divide" if scales => match tracer.splat(&node.operand(1)) {
+                Some(divisor) => (LayoutStep::Convert, 1.0 / divisor),
+                None => break,
+            },
+            _ => break,
+        };
+        values.push(node.operand(0));
+        steps.push(step);
+        factors.push(factor);
+    }
+    values.reverse();
+    steps.reverse();
+    factors.reverse();
+    let mut axes = vec![atoms.source(&values[0].shape().ok_or(Miss("dynamic shapes".into()))?)];
+    for step in &steps {
+        let next = apply_layout(atoms, axes.last().expect("non-empty"), std::slice::from_ref(step))?;
+        axes.push(next);
+    }
+    Ok(Chain { values, axes, scales: factors })
+}
+
+fn widens(convert: &Node) -> bool {
+    let width = |element: Option<String>| match element.as_deref() {
+        Some("bf16" | "f16") => 16,
+        Some("f32") => 32,
+        Some("f64") => 64,
+        _ => 0,
+    };
+    let (from, to) = (width(convert.operand(0).element_type()), width(convert.result().element_type()));
+    from > 0 && to >= from
+}
+
+/// The axes of a `dot_general` result: batch, then lhs free, then rhs free.
+fn dot_axes(atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis], numbers: &DotDimensionNumbers) -> Result<Vec<Axis>, Miss> {
+    let mut axes = Vec::new();
+    for (&l, &r) in numbers.lhs_batching.iter().zip(&numbers.rhs_batching) {
+        axes.push(atoms.pair(&lhs[l as usize], &rhs[r as usize])?);
+    }
+    for (&l, &r) in numbers.lhs_contracting.iter().zip(&numbers.rhs_contracting) {
+        atoms.unify(&lhs[l as usize], &rhs[r as usize])?;
+    }
+    let free = |axes_of: &[Axis], batch: &[i64], contracting: &[i64]| -> Vec<Axis> {
+        (0..axes_of.len() as i64)
+            .filter(|i| !batch.contains(i) && !contracting.contains(i))
+            .map(|i| axes_of[i as usize].clone())
+            .collect()
+    };
+    axes.extend(free(lhs, &numbers.lhs_batching, &numbers.lhs_contracting));
+    axes.extend(free(rhs, &numbers.rhs_batching, &numbers.rhs_contracting));
+    Ok(axes)
+}
+
+/// Follows the logits steps forward from the scores' axes, reading the scale, soft-cap,
+/// bias and masks, and ties the result to the softmax's logits.
+fn apply_chain<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    scores: Vec<Axis>,
+    steps: &[LogitsStep<'c, 'a>],
+    logits_axes: &[Axis],
+) -> Result<Logits<'c, 'a>, Miss> {
+    // Stages flywheel.attention applies in order: scale, soft-cap, bias, masks.
+    let mut stage = 0;
+    let advance = |stage: &mut usize, to: usize, what: &str| {
+        if to < *stage || (to == *stage && to != 3) {
+            return miss(format!("the {what} comes in an order flywheel.attention cannot express"));
+        }
+        *stage = to;
+        Ok(())
+    };
+    let mut axes = scores;
+    let mut logits = Logits { scale: 1.0, soft_cap: None, bias: None, masks: Masks::default() };
+    for step in steps {
+        match step {
+            LogitsStep::Layout(layout) => axes = apply_layout(atoms, &axes, std::slice::from_ref(layout))?,
+            LogitsStep::Convert => {
+                if stage > 0 {
+                    return miss("the logits change precision after the scale");
+                }
+            }
+            LogitsStep::Scale(factor) => {
+                if stage > 0 {
+                    return miss("the logits are scaled after a soft-cap, bias or mask");
+                }
+                logits.scale *= factor;
+            }
+            LogitsStep::SoftCap(cap) => {
+                advance(&mut stage, 1, "soft-cap")?;
+                logits.soft_cap = Some(*cap);
+            }
+            LogitsStep::Bias(bias) => {
+                advance(&mut stage, 2, "bias")?;
+                let (values, layout) = follow_layout(tracer, bias, Through { converts: true, broadcasts: true });
+                let source = values[0].clone();
+                let source_axes = atoms.source(&source.shape().ok_or(Miss("dynamic shapes".into()))?);
+                let bias_axes = apply_layout(atoms, &source_axes, &layout)?;
+                for (b, z) in bias_axes.iter().zip(&axes) {
+                    atoms.pair(b, z)?;
+                }
+                logits.bias = Some((source, source_axes));
+            }
+            LogitsStep::Mask { predicate, fill_is_infinite } => {
+                advance(&mut stage, 3, "mask")?;
+                logits.masks.fill_is_infinite |= fill_is_infinite;
+                read_predicate(tracer, atoms, predicate, &axes, &mut logits.masks)?;
+            }
+        }
+    }
+    if axes.len() != logits_axes.len() {
+        return miss("the logits' rank changed between Q·Kᵀ and the softmax");
+    }
+    for (a, z) in axes.iter().zip(logits_axes) {
+        atoms.unify(a, z)?;
+    }
+    if logits.scale.is_nan() || logits.scale == 0.0 {
+        return miss("the scale is zero or NaN");
+    }
+    Ok(logits)
+}
+
+/// Reads a mask predicate with `axes`: conjunctions of position comparisons built from
+/// `iota` become linear constraints; any other boolean tensor is a dynamic mask.
+fn read_predicate<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    predicate: &Traced<'c, 'a>,
+    axes: &[Axis],
+    masks: &mut Masks<'c, 'a>,
+) -> Result<(), Miss> {
+    let Some(node) = tracer.producer(predicate) else {
+        masks.dynamic.push((predicate.clone(), axes.to_vec()));
+        return Ok(());
+    };
+    match node.name().as_str() {
+        "stablehlo.and" => {
+            read_predicate(tracer, atoms, &node.operand(0), axes, masks)?;
+            read_predicate(tracer, atoms, &node.operand(1), axes, masks)
+        }
+        "stablehlo.constant" => match tracer.splat(predicate) {
+            Some(value) if value != 0.0 => Ok(()),
+            _ => miss("a mask constant is not all true"),
+        },
+        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" => {
+            let input_axes = layout_input_axes(atoms, &node, axes)?;
+            read_predicate(tracer, atoms, &node.operand(0), &input_axes, masks)
+        }
+        // `where(c, m, false)` (jnp.tril of a mask) is `c and m`.
+        "stablehlo.select" if tracer.splat(&node.operand(2)) == Some(0.0) => {
+            read_predicate(tracer, atoms, &node.operand(0), axes, masks)?;
+            read_predicate(tracer, atoms, &node.operand(1), axes, masks)
+        }
+        Compare::NAME => {
+            let compare = Compare::from_operation(node.op).expect("a compare");
+            let integer = matches!(compare.compare_type(), Ok(Some(ComparisonType::Signed | ComparisonType::Unsigned)));
+            let sides = (affine(tracer, atoms, &node.operand(0), axes), affine(tracer, atoms, &node.operand(1), axes));
+            let (Some(a), Some(b), true) = (sides.0, sides.1, integer) else {
+                masks.dynamic.push((predicate.clone(), axes.to_vec()));
+                return Ok(());
+            };
+            // Every form becomes `expression <= 0` (integers, so `< 0` is `+ 1 <= 0`).
+            let constraint = match compare.direction().map_err(|error| Miss(error.to_string()))? {
+                ComparisonDirection::Le => a.plus(b.scaled(-1)),
+                ComparisonDirection::Lt => a.plus(b.scaled(-1)).plus(Affine { constant: 1, terms: Vec::new() }),
+                ComparisonDirection::Ge => b.plus(a.scaled(-1)),
+                ComparisonDirection::Gt => b.plus(a.scaled(-1)).plus(Affine { constant: 1, terms: Vec::new() }),
+                _ => return miss("a mask compares positions for (in)equality"),
+            };
+            masks.constraints.push(constraint);
+            Ok(())
+        }
+        _ => {
+            masks.dynamic.push((predicate.clone(), axes.to_vec()));
+            Ok(())
+        }
+    }
+}
+
+/// The axes of a layout op's input, given its output's.
+fn layout_input_axes(atoms: &mut Atoms, node: &Node, output_axes: &[Axis]) -> Result<Vec<Axis>, Miss> {
+    let input_shape = node.operand(0).shape().ok_or(Miss("dynamic shapes".into()))?;
+    Ok(match layout_step(node, ANY_LAYOUT).ok_or(Miss("not a layout op".into()))? {
+        LayoutStep::Transpose(permutation) => {
+            let mut input = vec![Vec::new(); permutation.len()];
+            for (i, &p) in permutation.iter().enumerate() {
+                input[p as usize] = output_axes[i].clone();
+            }
+            input
+        }
+        LayoutStep::Reshape(_) => atoms.reshape(output_axes, &input_shape)?,
+        LayoutStep::BroadcastInDim { dimensions, .. } => dimensions
+            .iter()
+            .zip(&input_shape)
+            .map(|(&d, &size)| if atoms.axis_size(&output_axes[d as usize]) == size { output_axes[d as usize].clone() } else { Vec::new() })
+            .collect(),
+        LayoutStep::Convert => output_axes.to_vec(),
+    })
+}
+
+/// An integer tensor as a linear expression in its axes' coordinates, if it is one.
+fn affine(tracer: &Tracer, atoms: &mut Atoms, value: &Traced, axes: &[Axis]) -> Option<Affine> {
+    let node = tracer.producer(value)?;
+    match node.name().as_str() {
+        Iota::NAME => {
+            let dimension = Iota::from_operation(node.op)?.iota_dimension().ok()? as usize;
+            Some(Affine { constant: 0, terms: vec![(atoms.leaves(&axes[dimension]), 1)] })
+        }
+        "stablehlo.constant" => Some(Affine { constant: tracer.splat(value)? as i64, terms: Vec::new() }),
+        "stablehlo.broadcast_in_dim" | "stablehlo.reshape" | "stablehlo.transpose" | "stablehlo.convert" => {
+            let input_axes = layout_input_axes(atoms, &node, axes).ok()?;
+            affine(tracer, atoms, &node.operand(0), &input_axes)
+        }
+        "stablehlo.add" => Some(affine(tracer, atoms, &node.operand(0), axes)?.plus(affine(tracer, atoms, &node.operand(1), axes)?)),
+        "stablehlo.subtract" => {
+            Some(affine(tracer, atoms, &node.operand(0), axes)?.plus(affine(tracer, atoms, &node.operand(1), axes)?.scaled(-1)))
+        }
+        _ => None,
+    }
+}
+
+/// Extends the output past P·V through layout ops nothing else uses, so the new op
+/// replaces the whole output rearrangement.
+fn extend_root<'c, 'a>(
+    atoms: &mut Atoms,
+    dot: OperationRef<'c, 'a>,
+    axes: Vec<Axis>,
+    matched: &mut Vec<OperationRef<'c, 'a>>,
+) -> Result<(Value<'c, 'a>, Vec<Axis>), Miss> {
+    let mut root: Value = dot.result(0).expect("one result").into();
+    let mut axes = axes;
+    while let Some(user) = single_user(root) {
+        let node = Node { op: user, calls: Vec::new() };
+        if !matches!(node.name().as_str(), "stablehlo.transpose" | "stablehlo.reshape") {
+            break;
+        }
+        let step = layout_step(&node, ANY_LAYOUT).expect("a layout op");
+        axes = apply_layout(atoms, &axes, std::slice::from_ref(&step))?;
+        matched.push(user);
+        root = user.result(0).expect("one result").into();
+    }
+    Ok((root, axes))
+}
+
+fn single_user<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    use mlir_sys::{mlirOpOperandGetNextUse, mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirValueGetFirstUse};
+    unsafe {
+        let first = mlirValueGetFirstUse(value.to_raw());
+        if mlirOpOperandIsNull(first) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)) {
+            return None;
+        }
+        OperationRef::from_option_raw(mlirOpOperandGetOwner(first))
+    }
+}
+
+/// Names the atoms: head dimension (contracted by Q·Kᵀ), key positions (the softmax
+/// axis), value dimension (V's own), batch and key-value heads (shared by Q, K and V),
+/// query positions and head groups (Q's own).
+#[allow(clippy::too_many_arguments)]
+fn assign_roles(
+    atoms: &Atoms,
+    q: &Chain,
+    k: &Chain,
+    v: &Chain,
+    head_dim: &[Atom],
+    key: &[Atom],
+    masks: &Masks,
+    output: &[Axis],
+) -> Result<Roles, Miss> {
+    let data = |axes: &[Axis]| -> Vec<Atom> {
+        axes.iter().flat_map(|axis| atoms.leaves(axis)).filter(|&atom| !atoms.is_broadcast(atom)).collect()
+    };
+    let (q_atoms, k_atoms, v_atoms) = (data(q.at_product()), data(k.at_product()), data(v.at_product()));
+    let shared: Vec<Atom> = k_atoms.iter().copied().filter(|a| !head_dim.contains(a) && !key.contains(a)).collect();
+    if !shared.iter().all(|a| q_atoms.contains(a) && v_atoms.contains(a)) {
+        return miss("K has an axis that Q or V lacks");
+    }
+    let value_dim: Vec<Atom> = v_atoms.iter().copied().filter(|a| !key.contains(a) && !shared.contains(a)).collect();
+
+    // Classify Q's source axes: shared atoms (batch, kv heads) first, then Q's own.
+    let q_source: Vec<Vec<Atom>> = q.axes[0].iter().map(|axis| atoms.leaves(axis)).filter(|l| !l.is_empty()).collect();
+    let (mut batch_like, mut rows, mut heads) = (Vec::new(), Vec::new(), None);
+    for leaves in &q_source {
+        if leaves.as_slice() == head_dim {
+            continue;
+        }
+        if leaves.iter().any(|a| head_dim.contains(a)) {
+            return miss("Q's head dimension shares an axis with another");
+        }
+        let split = leaves.iter().position(|a| !shared.contains(a)).unwrap_or(leaves.len());
+        if leaves[split..].iter().any(|a| shared.contains(a)) {
+            return miss("Q's heads are not grouped key-value head major (as GQA requires)");
+        }
+        match (split, leaves.len()) {
+            (0, _) => rows.push(leaves.clone()),
+            (s, n) if s == n => batch_like.push(leaves.clone()),
+            (s, _) => {
+                if heads.is_some() {
+                    return miss("Q has two grouped head axes");
+                }
+                heads = Some((leaves[..s].to_vec(), leaves[s..].to_vec()));
+            }
+        }
+    }
+    // The query positions: Q's own axis that the masks compare with key positions, else
+    // the one in K's key-axis position, else the first.
+    let mask_rows: Vec<Vec<Atom>> =
+        masks.constraints.iter().flat_map(|c| c.terms.iter().map(|(term, _)| atoms.leaves(term))).filter(|t| t != key).collect();
+    let key_position = k.axes[0].iter().position(|axis| atoms.leaves(axis) == key);
+    let query_index = rows
+        .iter()
+        .position(|row| mask_rows.contains(row))
+        .or_else(|| key_position.and_then(|p| rows.iter().position(|row| q.axes[0].get(p).is_some_and(|axis| &atoms.leaves(axis) == row))))
+        .unwrap_or(0);
+    if rows.is_empty() || rows.len() > 2 || (rows.len() == 2 && heads.is_some()) {
+        return miss("Q's query positions cannot be told from its head groups");
+    }
+    let query = rows.remove(query_index);
+    let (kv_heads, group, batch) = match (heads, rows.pop(), batch_like.len()) {
+        (Some((kv, group)), None, n) if n <= 1 => (kv, group, batch_like.concat()),
+        (None, Some(group), n) if n <= 1 => (Vec::new(), group, batch_like.concat()),
+        (None, None, 0 | 1) => (Vec::new(), Vec::new(), batch_like.concat()),
+        (None, None, 2) => (batch_like[1].clone(), Vec::new(), batch_like[0].clone()),
+        _ => return miss("Q has more batch-like axes than batch and heads"),
+    };
+    let roles = Roles { batch, kv_heads, group, query, key: key.to_vec(), head_dim: head_dim.to_vec(), value_dim };
+    let known: Vec<Atom> = [roles.batch.clone(), roles.q_heads(), roles.query.clone(), roles.value_dim.clone()].concat();
+    if !data(output).iter().all(|a| known.contains(a)) || data(output).len() != known.len() {
+        return miss("the output's axes are not batch, query, heads and value dimension");
+    }
+    let kv_known: Vec<Atom> = [roles.batch.clone(), roles.kv_heads.clone()].concat();
+    if !shared.iter().all(|a| kv_known.contains(a)) {
+        return miss("K and V share an axis with Q that is neither batch nor heads");
+    }
+    Ok(roles)
+}
+
+/// The furthest-back value of a chain whose every axis is one role (a permutation of
+/// BTNH, size-1 axes allowed), with the scale between it and the product.
+fn choose_source<'c, 'a>(atoms: &Atoms, roles: &Roles, chain: &Chain<'c, 'a>, side: Side) -> Result<Operand<'c, 'a>, Miss> {
+    let groups: Vec<Vec<Atom>> = Role::ALL.iter().map(|&role| roles.of(side, role)).collect();
+    for (index, axes) in chain.axes.iter().enumerate() {
+        let mut used = Vec::new();
+        let clean = axes.iter().all(|axis| {
+            let leaves = atoms.leaves(axis);
+            if leaves.is_empty() {
+                return true;
+            }
+            match groups.iter().position(|group| *group == leaves) {
+                Some(role) if !used.contains(&role) => {
+                    used.push(role);
+                    true
+                }
+                _ => false,
+            }
+        });
+        let complete = groups.iter().enumerate().all(|(role, group)| group.is_empty() || used.contains(&role));
+        if clean && complete {
+            let scale = chain.scales[index..].iter().product();
+            return Ok(Operand { value: chain.values[index].clone(), axes: axes.clone(), scale });
+        }
+    }
+    let name = match side {
+        Side::Query => "Q",
+        Side::Key => "K",
+        _ => "V",
+    };
+    miss(format!("{name} is not a rearrangement of a batch x sequence x heads x dim tensor"))
+}
+
+/// Q's own axis order when it is a permutation of BTNH, else BTNH.
+fn choose_layout(atoms: &Atoms, roles: &Roles, q: &Operand) -> Layout {
+    if q.axes.len() != 4 {
+        return Layout::BTNH;
+    }
+    let mut order = [None; 4];
+    let mut free: Vec<Role> = Vec::new();
+    for role in Role::ALL {
+        match q.axes.iter().position(|axis| !axis.is_empty() && atoms.leaves(axis) == roles.of(Side::Query, role)) {
+            Some(position) => order[position] = Some(role),
+            None => free.push(role),
+        }
+    }
+    // Size-1 axes take the roles that have no atoms, in BTNH order.
+    for slot in order.iter_mut().filter(|slot| slot.is_none()) {
+        *slot = Some(free.remove(0));
+    }
+    Layout::from_order(order.map(|role| role.expect("filled"))).unwrap_or(Layout::BTNH)
+}
+
+/// The `causal` and `window` attributes the position constraints amount to.
+fn window_attributes(atoms: &Atoms, roles: &Roles, masks: &Masks, (queries, keys): (i64, i64)) -> Result<(bool, Option<(i64, i64)>), Miss> {
+    let (mut left, mut right): (Option<i64>, Option<i64>) = (None, None);
+    for constraint in &masks.constraints {
+        let (mut i, mut j) = (0, 0);
+        for (term, coefficient) in &constraint.terms {
+            let term = atoms.leaves(term);
+            if term == roles.query {
+                i += coefficient;
+            } else if term == roles.key {
+                j += coefficient;
+            } else {
+                return miss("a mask depends on positions other than query and key");
+            }
+        }
+        // i * ci + j * cj + constant <= 0.
+        match (i, j) {
+            (0, 0) if constraint.constant <= 0 => {}
+            (-1, 1) => right = Some(right.map_or(-constraint.constant, |r| r.min(-constraint.constant))),
+            (1, -1) => left = Some(left.map_or(-constraint.constant, |l| l.min(-constraint.constant))),
+            _ => return miss("a mask is not a causal or sliding-window band"),
+        }
+    }
+    if masks.fill_is_infinite {
+        let (l, r) = (left.unwrap_or(queries), right.unwrap_or(keys));
+        if (0..queries).any(|row| (row - l).max(0) > (row + r).min(keys - 1)) {
+            return miss("masked with -inf and some query has no key: its row would be NaN");
+        }
+    }
+    Ok(match (left, right) {
+        (None, None) => (false, None),
+        (None, Some(0)) => (true, None),
+        (Some(l), Some(0)) => (true, Some((l, 0))),
+        (l, r) => (false, Some((l.unwrap_or(queries - 1), r.unwrap_or(keys - 1)))),
+    })
+}
+
+// ---- rewriting -----------------------------------------------------------------------
+
+fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) {
+    let anchor = melior::ir::operation::OperationResult::try_from(found.root).expect("the root is an op result").owner();
+    let builder = HloBuilder::before(anchor);
+    let Found { atoms, roles, q, k, v, logits, causal, window, layout, root, root_axes, output_element, matched } = found;
+    let order = layout.order();
+    let target = |side: Side| -> Vec<Axis> { order.iter().map(|&role| roles.of(side, role)).collect() };
+    let operand = |operand: &Operand<'c, 'a>, side: Side| -> Value<'c, 'a> {
+        let element = operand.value.element_type().expect("a tensor");
+        materialize(&builder, &atoms, operand.value.value, &operand.axes, &element, &target(side))
+    };
+    let (q_value, k_value, v_value) = (operand(&q, Side::Query), operand(&k, Side::Key), operand(&v, Side::Value));
+
+    // Masks and bias as [B|1, Nq|1, Tq, Tk].
+    let side_tensor_axes = |axes: &[Axis]| -> Vec<Axis> {
+        let leaves: Vec<Atom> = axes.iter().flat_map(|axis| atoms.leaves(axis)).collect();
+        let uses = |group: &[Atom]| group.iter().any(|a| leaves.contains(a));
+        let batch = if uses(&roles.batch) { roles.batch.clone() } else { Vec::new() };
+        let heads = if uses(&roles.q_heads()) { roles.q_heads() } else { Vec::new() };
+        vec![batch, heads, roles.query.clone(), roles.key.clone()]
+    };
+    let dynamic_axes: Vec<Axis> = logits.masks.dynamic.iter().flat_map(|(_, axes)| axes.clone()).collect();
+    let mask_axes = side_tensor_axes(&dynamic_axes);
+    let mask = logits.masks.dynamic.iter().fold(None, |combined: Option<Value>, (value, axes)| {
+        let full = materialize(&builder, &atoms, value.value, axes, "i1", &mask_axes);
+        Some(combined.map_or(full, |previous| builder.elementwise("stablehlo.and", &[previous, full])))
+    });
+    let bias = logits.bias.as_ref().map(|(value, axes)| {
+        let element = value.element_type().expect("a tensor");
+        materialize(&builder, &atoms, value.value, axes, &element, &side_tensor_axes(axes))
+    });
+
+    let output_axes = target(Side::Output);
+    let output_shape: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let mut attributes = vec![
+        ("scale", format!("{} : f32", float_literal(f64::from(logits.scale as f32)))),
+        ("causal", causal.to_string()),
+        ("layout", format!("\"{layout}\"")),
+        ("q_heads", format!("{} : i64", atoms.axis_size(&roles.q_heads()))),
+        ("kv_heads", format!("{} : i64", atoms.axis_size(&roles.kv_heads))),
+    ];
+    if let Some((left, right)) = window {
+        attributes.push(("window", format!("array<i64: {left}, {right}>")));
+    }
+    if let Some(cap) = logits.soft_cap {
+        attributes.push(("logit_soft_cap", format!("{} : f32", float_literal(f64::from(cap as f32)))));
+    }
+    let operands: Vec<Value> = [Some(q_value), Some(k_value), Some(v_value), mask, bias].into_iter().flatten().collect();
+    let segments = format!("array<i32: 1, 1, 1, {}, {}, 0, 0>", u8::from(mask.is_some()), u8::from(bias.is_some()));
+    attributes.push(("operandSegmentSizes", segments));
+    let output = builder.op("flywheel.attention", &operands, &output_shape, &output_element, &attributes);
+    let replacement = materialize(&builder, &atoms, output, &output_axes, &output_element, &root_axes);
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(root.to_raw(), replacement.to_raw()) };
+    erase_dead(tracer, &matched);
+}
