@@ -7,7 +7,7 @@
 use crate::{
     hlo::HloBuilder,
     options::PassOptions,
-    registry::PassInfo,
+    registry::{run_guarded, PassInfo},
 };
 use flywheel_dialect::{
     diagnostics::emit_error,
@@ -38,11 +38,7 @@ pub const PASS: PassInfo = PassInfo {
 
 fn create(_options: &PassOptions) -> Pass {
     create_external(
-        |op: OperationRef, pass: ExternalPass| {
-            if !lower_to_stablehlo(op) {
-                pass.signal_failure();
-            }
-        },
+        |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_stablehlo(op)),
         TypeId::create(&PASS_ID),
         "FlyWheelLowerToStableHlo",
         PASS.name,

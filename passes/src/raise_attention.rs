@@ -13,7 +13,7 @@ use crate::{
     atoms::{Atom, Atoms, Axis, Mismatch},
     hlo::{float_literal, materialize, HloBuilder},
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::PassInfo,
+    registry::{run_guarded, PassInfo},
     trace::{apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT},
 };
 use flywheel_dialect::{
@@ -54,8 +54,11 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let remarks = options.bool("remarks");
     create_external(
-        move |op: OperationRef, _pass: ExternalPass| {
-            raise_attention(op, remarks);
+        move |op: OperationRef, pass: ExternalPass| {
+            run_guarded(PASS.name, op, pass, || {
+                raise_attention(op, remarks);
+                true
+            })
         },
         TypeId::create(&PASS_ID),
         "FlyWheelRaiseAttention",
@@ -111,14 +114,20 @@ pub fn raise_attention(module: OperationRef, remarks: bool) -> usize {
     }
 }
 
-/// Which operand of a `dot_general` is (a layout of) `divide(exponential(..), ..)`.
+/// Which operand of a `dot_general` is a softmax, `divide(exponential(..), ..)` after
+/// layout ops, or one op away from one (a near miss the remarks should explain).
 fn softmax_side(tracer: &Tracer, dot: OperationRef) -> Option<usize> {
-    (0..2).find(|&side| {
-        let operand = Traced::outer(dot.operand(side).expect("dot has two operands"));
-        let (values, _) = follow_layout(tracer, &operand, Through { converts: true, broadcasts: false });
+    let is_softmax = |value: &Traced| {
+        let (values, _) = follow_layout(tracer, value, Through { converts: true, broadcasts: false });
         tracer
             .producer_named(&values[0], "stablehlo.divide")
             .is_some_and(|divide| tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_some())
+    };
+    (0..2).find(|&side| {
+        let operand = Traced::outer(dot.operand(side).expect("dot has two operands"));
+        let (values, _) = follow_layout(tracer, &operand, Through { converts: true, broadcasts: false });
+        is_softmax(&operand)
+            || tracer.producer(&values[0]).is_some_and(|node| (0..node.operand_count()).any(|i| is_softmax(&node.operand(i))))
     })
 }
 
@@ -295,7 +304,10 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     let p_side = softmax_side(tracer, dot).expect("only softmax products are candidates");
     let (p_values, p_steps) = follow_layout(tracer, &pv.operand(p_side), Through { converts: true, broadcasts: false });
     note(&mut matched, &p_values[1..]);
-    let divide = tracer.producer(&p_values[0]).expect("a divide");
+    let divide = tracer.producer(&p_values[0]).expect("a softmax or an op on one");
+    if !divide.is("stablehlo.divide") || tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_none() {
+        return miss(format!("the probabilities pass through '{}' between the softmax and P·V", divide.name()));
+    }
     if pv.operand(p_side).element_type() != pv.operand(1 - p_side).element_type() {
         return miss("the probabilities and V enter P·V in different precisions");
     }
@@ -904,9 +916,11 @@ fn assign_roles(
     let value_dim: Vec<Atom> = v_atoms.iter().copied().filter(|a| !key.contains(a) && !shared.contains(a)).collect();
 
     // Classify Q's source axes: shared atoms (batch, kv heads) first, then Q's own.
-    let q_source: Vec<Vec<Atom>> = q.axes[0].iter().map(|axis| atoms.leaves(axis)).filter(|l| !l.is_empty()).collect();
+    let q_source: Vec<(usize, Vec<Atom>)> =
+        q.axes[0].iter().map(|axis| atoms.leaves(axis)).enumerate().filter(|(_, l)| !l.is_empty()).collect();
     let (mut batch_like, mut rows, mut heads) = (Vec::new(), Vec::new(), None);
-    for leaves in &q_source {
+    let mut lone_batch_like_is_outermost = false;
+    for (position, leaves) in &q_source {
         if leaves.as_slice() == head_dim {
             continue;
         }
@@ -919,7 +933,10 @@ fn assign_roles(
         }
         match (split, leaves.len()) {
             (0, _) => rows.push(leaves.clone()),
-            (s, n) if s == n => batch_like.push(leaves.clone()),
+            (s, n) if s == n => {
+                lone_batch_like_is_outermost = *position == 0;
+                batch_like.push(leaves.clone());
+            }
             (s, _) => {
                 if heads.is_some() {
                     return miss("Q has two grouped head axes");
@@ -945,6 +962,8 @@ fn assign_roles(
     let (kv_heads, group, batch) = match (heads, rows.pop(), batch_like.len()) {
         (Some((kv, group)), None, n) if n <= 1 => (kv, group, batch_like.concat()),
         (None, Some(group), n) if n <= 1 => (Vec::new(), group, batch_like.concat()),
+        // One axis shared with K: batch if outermost (as in BTNH and BNTH), else heads.
+        (None, None, 1) if !lone_batch_like_is_outermost => (batch_like[0].clone(), Vec::new(), Vec::new()),
         (None, None, 0 | 1) => (Vec::new(), Vec::new(), batch_like.concat()),
         (None, None, 2) => (batch_like[1].clone(), Vec::new(), batch_like[0].clone()),
         _ => return miss("Q has more batch-like axes than batch and heads"),

@@ -1,7 +1,11 @@
 //! The list of FlyWheel passes, by the name pipelines and `--flag`s use.
 
 use crate::options::{OptionSpec, PassOptions};
-use melior::pass::Pass;
+use flywheel_dialect::diagnostics::emit_error;
+use melior::{
+    ir::operation::{OperationLike, OperationRef},
+    pass::{ExternalPass, Pass},
+};
 
 /// A FlyWheel pass as the tools see it.
 pub struct PassInfo {
@@ -30,4 +34,18 @@ pub fn passes() -> &'static [PassInfo] {
 
 pub fn find_pass(name: &str) -> Option<&'static PassInfo> {
     passes().iter().find(|pass| pass.name == name)
+}
+
+/// Runs a pass body on `op`, failing the pass if it reports failure or panics. A panic
+/// (a bug) becomes an error at the op instead of aborting the process from inside MLIR's
+/// pass manager, which cannot unwind.
+pub fn run_guarded(name: &str, op: OperationRef, pass: ExternalPass, body: impl FnOnce() -> bool) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(true) => {}
+        Ok(false) => pass.signal_failure(),
+        Err(_) => {
+            emit_error(op.location(), &format!("internal error in {name} (the panic message is above); please report it"));
+            pass.signal_failure();
+        }
+    }
 }

@@ -3,7 +3,10 @@
 //! MLIR's own verifier covers the IRDL structure; run this after passes that build
 //! FlyWheel ops, or to validate hand-written IR.
 
-use crate::{options::PassOptions, registry::PassInfo};
+use crate::{
+    options::PassOptions,
+    registry::{run_guarded, PassInfo},
+};
 use flywheel_dialect::verify::verify;
 use melior::{
     ir::{operation::OperationRef, r#type::TypeId},
@@ -23,11 +26,7 @@ pub const PASS: PassInfo = PassInfo {
 
 fn create(_options: &PassOptions) -> Pass {
     create_external(
-        |op: OperationRef, pass: ExternalPass| {
-            if !verify(op) {
-                pass.signal_failure();
-            }
-        },
+        |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || verify(op)),
         TypeId::create(&PASS_ID),
         "FlyWheelVerify",
         PASS.name,

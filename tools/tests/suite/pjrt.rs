@@ -1,21 +1,61 @@
 //! `flywheel run` and `flywheel check` on the PJRT CPU plugin, against answers computed
 //! here, independently of XLA.
 
-use crate::repository_root;
+use crate::{mlir_files, repository_root};
 use flywheel_tools::{
     array::{Array, DType},
     npy::{read_npz, write_npz},
 };
 use libtest_mimic::{Failed, Trial};
-use std::process::Command;
+use std::{path::Path, process::Command};
 
 pub fn trials() -> Vec<Trial> {
-    vec![
+    let mut trials = vec![
         Trial::test("pjrt::known_answer_f32", || known_answer(DType::F32)),
         Trial::test("pjrt::known_answer_bf16", || known_answer(DType::BF16)),
         Trial::test("pjrt::check_passes_identical_programs", check_passes_identical_programs),
         Trial::test("pjrt::check_fails_perturbed_attention", check_fails_perturbed_attention),
-    ]
+    ];
+    for fixture in mlir_files(&repository_root().join("test/fixtures")) {
+        let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
+        trials.push(Trial::test(format!("pjrt::raise_roundtrip::{name}"), move || raise_roundtrip(&fixture)));
+    }
+    trials
+}
+
+/// The raising passes on a real JAX program: every attention fixture becomes exactly one
+/// `flywheel.attention` (Gated DeltaNet is not raised yet), and the raised program,
+/// lowered back to StableHLO, computes what the original does on the CPU plugin.
+fn raise_roundtrip(fixture: &Path) -> Result<(), Failed> {
+    let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
+    let opt = |pipeline: &str, output: &Path| -> Result<String, Failed> {
+        let result = Command::new(env!("CARGO_BIN_EXE_flywheel-opt"))
+            .arg(fixture)
+            .arg(format!("--pass-pipeline=builtin.module({pipeline})"))
+            .arg("-o")
+            .arg(output)
+            .output()?;
+        if !result.status.success() {
+            return Err(format!("flywheel-opt {pipeline} failed:\n{}", String::from_utf8_lossy(&result.stderr)).into());
+        }
+        Ok(std::fs::read_to_string(output)?)
+    };
+    let (raised_file, lowered_file) = (scratch(&format!("{name}.raised.mlir")), scratch(&format!("{name}.lowered.mlir")));
+    let raised = opt("flywheel-raise-attention,flywheel-verify", &raised_file);
+    let lowered = opt("flywheel-raise-attention,flywheel-lower-to-stablehlo", &lowered_file);
+    let checked = flywheel(&["check", &fixture.display().to_string(), &lowered_file.display().to_string()]);
+    let _ = (std::fs::remove_file(&raised_file), std::fs::remove_file(&lowered_file));
+    let (raised, _) = (raised?, lowered?);
+    let expected = usize::from(name.starts_with("attention_"));
+    let found = raised.matches("\"flywheel.attention\"").count();
+    if found != expected {
+        return Err(format!("{name}: {found} flywheel.attention ops, expected {expected}").into());
+    }
+    let (ok, text) = checked?;
+    if !ok {
+        return Err(format!("{name}: raised and lowered program differs from the original:\n{text}").into());
+    }
+    Ok(())
 }
 
 fn flywheel(arguments: &[&str]) -> Result<(bool, String), Failed> {
