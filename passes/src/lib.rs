@@ -7,6 +7,7 @@
 pub mod atoms;
 pub mod hlo;
 pub mod lower_to_stablehlo;
+pub mod operands;
 pub mod options;
 pub mod raise_attention;
 pub mod pipeline;

@@ -10,10 +10,11 @@
 //! Anything that does not fit exactly is left alone, with a remark saying why.
 
 use crate::{
-    atoms::{Atom, Atoms, Axis, Mismatch},
+    atoms::{Atom, Atoms, Axis},
     hlo::{float_literal, materialize, HloBuilder},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
+    operands::{choose_source, extend_root, miss, note, note_nodes, operand_chain, role_order, same_value, Chain, Miss, Operand},
     trace::{apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT},
 };
 use flywheel_dialect::{
@@ -133,19 +134,6 @@ fn softmax_side(tracer: &Tracer, dot: OperationRef) -> Option<usize> {
 
 // ---- what a match found --------------------------------------------------------------
 
-/// Why a candidate was not raised.
-struct Miss(String);
-
-impl From<Mismatch> for Miss {
-    fn from(mismatch: Mismatch) -> Self {
-        Miss(format!("axes do not line up ({mismatch})"))
-    }
-}
-
-fn miss<T>(message: impl Into<String>) -> Result<T, Miss> {
-    Err(Miss(message.into()))
-}
-
 /// A linear expression in axis coordinates, `constant + sum(coefficient * coordinate)`,
 /// that a mask requires to be `<= 0`.
 #[derive(Clone, Debug, Default)]
@@ -183,30 +171,6 @@ struct Logits<'c, 'a> {
     soft_cap: Option<f64>,
     bias: Option<(Traced<'c, 'a>, Vec<Axis>)>,
     masks: Masks<'c, 'a>,
-}
-
-/// A Q, K or V operand of a product, followed back through layout ops (and, for Q and
-/// K, constant scalings): `values[0]` is the furthest source, the last value the product's
-/// operand.
-struct Chain<'c, 'a> {
-    values: Vec<Traced<'c, 'a>>,
-    axes: Vec<Vec<Axis>>,
-    /// The factor the step into `values[i + 1]` multiplies by.
-    scales: Vec<f64>,
-}
-
-impl Chain<'_, '_> {
-    fn at_product(&self) -> &[Axis] {
-        self.axes.last().expect("a chain has its operand")
-    }
-}
-
-/// The operand a new op takes: a value, its axes, and the scale between it and the
-/// original product.
-struct Operand<'c, 'a> {
-    value: Traced<'c, 'a>,
-    axes: Vec<Axis>,
-    scale: f64,
 }
 
 /// The roles of the atoms, once the whole pattern is tied together.
@@ -379,14 +343,15 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         return miss("P·V does not contract the softmax axis");
     }
     let output_axes = dot_axes(&mut atoms, sides.0, sides.1, &pv_numbers)?;
-    let (root, root_axes) = extend_root(&mut atoms, dot, output_axes, &mut matched)?;
+    let (root, root_axes) = extend_root(&mut atoms, dot.result(0).expect("one result").into(), output_axes, &mut matched, false)?;
     let output_element = Traced::outer(root).element_type().unwrap_or_default();
 
     let (head_dim, key_atoms) = (atoms.leaves(&head_dim_axis), atoms.leaves(&max_axis));
     let roles = assign_roles(&atoms, &q_chain, &k_chain, &v_chain, &head_dim, &key_atoms, &logits_info.masks, &root_axes)?;
-    let q = choose_source(&atoms, &roles, &q_chain, Side::Query)?;
-    let k = choose_source(&atoms, &roles, &k_chain, Side::Key)?;
-    let v = choose_source(&atoms, &roles, &v_chain, Side::Value)?;
+    let groups = |side: Side| -> Vec<Vec<Atom>> { Role::ALL.iter().map(|&role| roles.of(side, role)).collect() };
+    let q = choose_source(&atoms, &groups(Side::Query), &q_chain, "Q")?;
+    let k = choose_source(&atoms, &groups(Side::Key), &k_chain, "K")?;
+    let v = choose_source(&atoms, &groups(Side::Value), &v_chain, "V")?;
     for (chain, operand) in [(&q_chain, &q), (&k_chain, &k), (&v_chain, &v)] {
         let start = chain.values.iter().position(|value| same_value(value, &operand.value)).unwrap_or(0);
         note(&mut matched, &chain.values[start + 1..]);
@@ -406,31 +371,15 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
             return miss("a mask or bias varies along an axis other than batch, heads, query or key");
         }
     }
-    let layout = choose_layout(&atoms, &roles, &q);
+    let q_roles: Vec<(Role, Vec<Atom>)> = Role::ALL.iter().map(|&role| (role, roles.of(Side::Query, role))).collect();
+    let layout = role_order(&atoms, &q_roles, &q)
+        .and_then(|order| Layout::from_order([order[0], order[1], order[2], order[3]]))
+        .unwrap_or(Layout::BTNH);
     Ok(Found { atoms, roles, q, k, v, logits: logits_info, causal, window, layout, root, root_axes, output_element, matched })
 }
 
 fn dimension_numbers(op: OperationRef) -> Result<DotDimensionNumbers, Miss> {
     DotGeneral::from_operation(op).expect("a dot_general").dimension_numbers().map_err(|error| Miss(error.to_string()))
-}
-
-fn same_value(a: &Traced, b: &Traced) -> bool {
-    a.value == b.value && a.calls == b.calls
-}
-
-/// Records the ops producing `values` (or the outermost call they sit in) as matched.
-fn note<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, values: &[Traced<'c, 'a>]) {
-    for value in values {
-        if let Some(&call) = value.calls.first() {
-            matched.push(call);
-        } else if let Ok(result) = melior::ir::operation::OperationResult::try_from(value.value) {
-            matched.push(result.owner());
-        }
-    }
-}
-
-fn note_nodes<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, nodes: &[&Node<'c, 'a>]) {
-    matched.extend(nodes.iter().map(|node| node.calls.first().copied().unwrap_or(node.op)));
 }
 
 /// Reads `broadcast(guard(reduce(layout(base))))`: returns the reduced axis (as atoms of
@@ -611,63 +560,6 @@ fn reaches_product(tracer: &Tracer, value: &Traced, depth: usize) -> bool {
     let Some(node) = tracer.producer(value) else { return false };
     node.is(DotGeneral::NAME)
         || (depth > 0 && (0..node.operand_count()).any(|i| reaches_product(tracer, &node.operand(i), depth - 1)))
-}
-
-/// Q or K (with `scales`) or V followed back through layout ops.
-fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand: &Traced<'c, 'a>, scales: bool) -> Result<Chain<'c, 'a>, Miss> {
-    let mut values = vec![operand.clone()];
-    let mut steps = Vec::new();
-    let mut factors = Vec::new();
-    loop {
-        let current = values.last().expect("non-empty").clone();
-        let Some(node) = tracer.producer(&current) else { break };
-        let (step, factor) = match node.name().as_str() {
-            "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.broadcast_in_dim" => match layout_step(&node, ANY_LAYOUT) {
-                Some(step) => (step, 1.0),
-                None => break,
-            },
-            // Widening Q or K is exact; V is taken in the precision P·V uses.
-            "stablehlo.convert" if scales && widens(&node) => (LayoutStep::Convert, 1.0),
-            "stablehlo.multiply" if scales => match (tracer.splat(&node.operand(1)), tracer.splat(&node.operand(0))) {
-                (Some(factor), _) => (LayoutStep::Convert, factor),
-                (None, Some(factor)) => {
-                    values.push(node.operand(1));
-                    steps.push(LayoutStep::Convert);
-                    factors.push(factor);
-                    continue;
-                }
-                _ => break,
-            },
-            "stablehlo.divide" if scales => match tracer.splat(&node.operand(1)) {
-                Some(divisor) => (LayoutStep::Convert, 1.0 / divisor),
-                None => break,
-            },
-            _ => break,
-        };
-        values.push(node.operand(0));
-        steps.push(step);
-        factors.push(factor);
-    }
-    values.reverse();
-    steps.reverse();
-    factors.reverse();
-    let mut axes = vec![atoms.source(&values[0].shape().ok_or(Miss("dynamic shapes".into()))?)];
-    for step in &steps {
-        let next = apply_layout(atoms, axes.last().expect("non-empty"), std::slice::from_ref(step))?;
-        axes.push(next);
-    }
-    Ok(Chain { values, axes, scales: factors })
-}
-
-fn widens(convert: &Node) -> bool {
-    let width = |element: Option<String>| match element.as_deref() {
-        Some("bf16" | "f16") => 16,
-        Some("f32") => 32,
-        Some("f64") => 64,
-        _ => 0,
-    };
-    let (from, to) = (width(convert.operand(0).element_type()), width(convert.result().element_type()));
-    from > 0 && to >= from
 }
 
 /// The axes of a `dot_general` result: batch, then lhs free, then rhs free.
@@ -857,40 +749,6 @@ fn affine(tracer: &Tracer, atoms: &mut Atoms, value: &Traced, axes: &[Axis]) -> 
     }
 }
 
-/// Extends the output past P·V through layout ops nothing else uses, so the new op
-/// replaces the whole output rearrangement.
-fn extend_root<'c, 'a>(
-    atoms: &mut Atoms,
-    dot: OperationRef<'c, 'a>,
-    axes: Vec<Axis>,
-    matched: &mut Vec<OperationRef<'c, 'a>>,
-) -> Result<(Value<'c, 'a>, Vec<Axis>), Miss> {
-    let mut root: Value = dot.result(0).expect("one result").into();
-    let mut axes = axes;
-    while let Some(user) = single_user(root) {
-        let node = Node { op: user, calls: Vec::new() };
-        if !matches!(node.name().as_str(), "stablehlo.transpose" | "stablehlo.reshape") {
-            break;
-        }
-        let step = layout_step(&node, ANY_LAYOUT).expect("a layout op");
-        axes = apply_layout(atoms, &axes, std::slice::from_ref(&step))?;
-        matched.push(user);
-        root = user.result(0).expect("one result").into();
-    }
-    Ok((root, axes))
-}
-
-fn single_user<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    use mlir_sys::{mlirOpOperandGetNextUse, mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirValueGetFirstUse};
-    unsafe {
-        let first = mlirValueGetFirstUse(value.to_raw());
-        if mlirOpOperandIsNull(first) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)) {
-            return None;
-        }
-        OperationRef::from_option_raw(mlirOpOperandGetOwner(first))
-    }
-}
-
 /// Names the atoms: head dimension (contracted by Q·Kᵀ), key positions (the softmax
 /// axis), value dimension (V's own), batch and key-value heads (shared by Q, K and V),
 /// query positions and head groups (Q's own).
@@ -978,59 +836,6 @@ fn assign_roles(
         return miss("K and V share an axis with Q that is neither batch nor heads");
     }
     Ok(roles)
-}
-
-/// The furthest-back value of a chain whose every axis is one role (a permutation of
-/// BTNH, size-1 axes allowed), with the scale between it and the product.
-fn choose_source<'c, 'a>(atoms: &Atoms, roles: &Roles, chain: &Chain<'c, 'a>, side: Side) -> Result<Operand<'c, 'a>, Miss> {
-    let groups: Vec<Vec<Atom>> = Role::ALL.iter().map(|&role| roles.of(side, role)).collect();
-    for (index, axes) in chain.axes.iter().enumerate() {
-        let mut used = Vec::new();
-        let clean = axes.iter().all(|axis| {
-            let leaves = atoms.leaves(axis);
-            if leaves.is_empty() {
-                return true;
-            }
-            match groups.iter().position(|group| *group == leaves) {
-                Some(role) if !used.contains(&role) => {
-                    used.push(role);
-                    true
-                }
-                _ => false,
-            }
-        });
-        let complete = groups.iter().enumerate().all(|(role, group)| group.is_empty() || used.contains(&role));
-        if clean && complete {
-            let scale = chain.scales[index..].iter().product();
-            return Ok(Operand { value: chain.values[index].clone(), axes: axes.clone(), scale });
-        }
-    }
-    let name = match side {
-        Side::Query => "Q",
-        Side::Key => "K",
-        _ => "V",
-    };
-    miss(format!("{name} is not a rearrangement of a batch x sequence x heads x dim tensor"))
-}
-
-/// Q's own axis order when it is a permutation of BTNH, else BTNH.
-fn choose_layout(atoms: &Atoms, roles: &Roles, q: &Operand) -> Layout {
-    if q.axes.len() != 4 {
-        return Layout::BTNH;
-    }
-    let mut order = [None; 4];
-    let mut free: Vec<Role> = Vec::new();
-    for role in Role::ALL {
-        match q.axes.iter().position(|axis| !axis.is_empty() && atoms.leaves(axis) == roles.of(Side::Query, role)) {
-            Some(position) => order[position] = Some(role),
-            None => free.push(role),
-        }
-    }
-    // Size-1 axes take the roles that have no atoms, in BTNH order.
-    for slot in order.iter_mut().filter(|slot| slot.is_none()) {
-        *slot = Some(free.remove(0));
-    }
-    Layout::from_order(order.map(|role| role.expect("filled"))).unwrap_or(Layout::BTNH)
 }
 
 /// The `causal` and `window` attributes the position constraints amount to.
