@@ -52,3 +52,31 @@ func.func @dynamic(%q: tensor<1x?x2x4xf32>, %k: tensor<1x8x2x4xf32>, %v: tensor<
 // RUN: flywheel-opt %S/Inputs/segments-as-mask.mlir --flywheel-lower-to-stablehlo -o %t.mask.mlir
 // RUN: flywheel check %t.mask.mlir %t.segments.mlir --seed 3 | FileCheck %s --check-prefix=SEGMENTS
 // SEGMENTS: check: passed (1 outputs within tolerance)
+
+// -----
+
+// Gated DeltaNet: the per-token recurrence as a while loop over time-major f32 inputs,
+// the key head repeated for its value heads.
+// CHECK-LABEL: sym_name = "gated_delta"
+// CHECK: "stablehlo.broadcast_in_dim"({{.*}}) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<16x1x1x8xf32>) -> tensor<16x1x1x2x8xf32>
+// CHECK: "stablehlo.while"
+// CHECK: comparison_direction = #stablehlo<comparison_direction LT>
+// CHECK: "stablehlo.dynamic_slice"
+// CHECK: "stablehlo.exponential"
+// CHECK: "stablehlo.dot_general"
+// CHECK: "stablehlo.subtract"
+// CHECK: "stablehlo.dynamic_update_slice"
+// CHECK: "stablehlo.convert"({{.*}}) : (tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xbf16>
+// CHECK-NOT: flywheel.gated_delta
+func.func @gated_delta(%q: tensor<1x16x1x8xbf16>, %k: tensor<1x16x1x8xbf16>, %v: tensor<1x16x2x8xbf16>, %g: tensor<1x16x2xf32>, %beta: tensor<1x16x2xf32>, %s0: tensor<1x2x8x8xf32>) -> (tensor<1x16x2x8xbf16>, tensor<1x2x8x8xf32>) {
+  %o, %s = "flywheel.gated_delta"(%q, %k, %v, %g, %beta, %s0) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1>, scale = 0.25 : f32, chunk_size = 8 : i64, layout = "BTNH"} : (tensor<1x16x1x8xbf16>, tensor<1x16x1x8xbf16>, tensor<1x16x2x8xbf16>, tensor<1x16x2xf32>, tensor<1x16x2xf32>, tensor<1x2x8x8xf32>) -> (tensor<1x16x2x8xbf16>, tensor<1x2x8x8xf32>)
+  return %o, %s : tensor<1x16x2x8xbf16>, tensor<1x2x8x8xf32>
+}
+
+// The recurrence run whole equals the recurrence run in two halves, the first half's
+// final state handed to the second as its initial state (key heads shared there, and
+// repeated explicitly here): both outputs agree on the CPU plugin.
+// RUN: flywheel-opt %S/Inputs/gdn-whole.mlir --flywheel-lower-to-stablehlo -o %t.whole.mlir
+// RUN: flywheel-opt %S/Inputs/gdn-split.mlir --flywheel-lower-to-stablehlo -o %t.split.mlir
+// RUN: flywheel check %t.whole.mlir %t.split.mlir --seed 5 | FileCheck %s --check-prefix=SPLIT
+// SPLIT: check: passed (2 outputs within tolerance)

@@ -6,7 +6,7 @@ use flywheel_dialect::stablehlo::{build, ComparisonDirection, ComparisonType, Do
 use melior::{
     ir::{
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
-        Attribute, Block, BlockLike, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
+        Attribute, Block, BlockLike, BlockRef, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
     },
     ContextRef,
 };
@@ -66,13 +66,39 @@ fn string_ref(text: &str) -> MlirStringRef {
 /// Inserts ops before `anchor`, at `location`.
 pub struct HloBuilder<'c, 'a> {
     context: ContextRef<'c>,
-    anchor: OperationRef<'c, 'a>,
+    place: Place<'c, 'a>,
     location: Location<'c>,
+}
+
+/// Where a builder puts ops.
+#[derive(Clone, Copy)]
+enum Place<'c, 'a> {
+    Before(OperationRef<'c, 'a>),
+    End(BlockRef<'c, 'a>),
 }
 
 impl<'c, 'a> HloBuilder<'c, 'a> {
     pub fn before(anchor: OperationRef<'c, 'a>) -> Self {
-        HloBuilder { context: anchor.context(), anchor, location: anchor.location() }
+        HloBuilder { context: anchor.context(), place: Place::Before(anchor), location: anchor.location() }
+    }
+
+    /// A builder appending to `block` (a region being built), like `self`'s context and
+    /// location.
+    pub fn at_end<'b>(&self, block: BlockRef<'c, 'b>) -> HloBuilder<'c, 'b> {
+        HloBuilder { context: self.context, place: Place::End(block), location: self.location }
+    }
+
+    /// Ends the block being built with `stablehlo.return`.
+    pub fn terminate(&self, values: &[Value<'c, 'a>]) {
+        self.insert_op(build("stablehlo.return", self.location, values, &[], &[]));
+    }
+
+    /// Adds `op` at the builder's place.
+    pub fn insert_op(&self, op: Operation<'c>) -> OperationRef<'c, 'a> {
+        match self.place {
+            Place::Before(anchor) => anchor.block().expect("the anchor is in a block").insert_operation_before(anchor, op),
+            Place::End(block) => block.append_operation(op),
+        }
     }
 
     pub fn tensor_type(&self, shape: &[i64], element: &str) -> Type<'c> {
@@ -98,18 +124,18 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     fn insert_built(&self, op: Operation<'c>) -> Value<'c, 'a> {
-        let block = self.anchor.block().expect("the anchor is in a block");
-        let inserted = block.insert_operation_before(self.anchor, op);
-        inserted.result(0).expect("built with one result").into()
+        self.insert_op(op).result(0).expect("built with one result").into()
     }
 
-    /// Any op with one result and attributes given as MLIR text (`1.0 : f32`).
-    pub fn op(&self, name: &str, operands: &[Value<'c, 'a>], shape: &[i64], element: &str, attributes: &[(&str, String)]) -> Value<'c, 'a> {
-        let mut op = build(name, self.location, operands, &[self.tensor_type(shape, element)], &[]);
+    /// Any op, its results given as (shape, element type) and its attributes as MLIR
+    /// text (`1.0 : f32`).
+    pub fn op(&self, name: &str, operands: &[Value<'c, 'a>], results: &[(&[i64], &str)], attributes: &[(&str, String)]) -> Vec<Value<'c, 'a>> {
+        let types: Vec<Type> = results.iter().map(|(shape, element)| self.tensor_type(shape, element)).collect();
+        let mut op = build(name, self.location, operands, &types, &[]);
         for (key, text) in attributes {
             op.set_attribute(key, self.attribute(text));
         }
-        self.insert_built(op)
+        self.insert_op(op).results().map(Into::into).collect()
     }
 
     /// A scalar `dense<value>` constant of `element` (`f32`, `i32`, `i1`...).
@@ -176,6 +202,52 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     pub fn iota(&self, dimension: i64, shape: &[i64], element: &str) -> Value<'c, 'a> {
         let dimension = self.attribute(&format!("{dimension} : i64"));
         self.insert("stablehlo.iota", &[], self.tensor_type(shape, element), &[("iota_dimension", dimension)])
+    }
+
+    /// `stablehlo.dynamic_slice(x, starts...)` of `sizes`.
+    pub fn dynamic_slice(&self, x: Value<'c, 'a>, starts: &[Value<'c, 'a>], sizes: &[i64], element: &str) -> Value<'c, 'a> {
+        let operands: Vec<Value> = std::iter::once(x).chain(starts.iter().copied()).collect();
+        self.insert("stablehlo.dynamic_slice", &operands, self.tensor_type(sizes, element), &[("slice_sizes", self.i64_array(sizes))])
+    }
+
+    /// `stablehlo.dynamic_update_slice(x, update, starts...)`.
+    pub fn dynamic_update_slice(&self, x: Value<'c, 'a>, update: Value<'c, 'a>, starts: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        let operands: Vec<Value> = [x, update].into_iter().chain(starts.iter().copied()).collect();
+        self.insert("stablehlo.dynamic_update_slice", &operands, x.r#type(), &[])
+    }
+
+    /// A `stablehlo.while` over `inits`: `condition` and `body` get a builder for their
+    /// block and the carried values, and return the predicate and the next values.
+    pub fn while_loop(
+        &self,
+        inits: &[Value<'c, 'a>],
+        condition: impl for<'b> FnOnce(&HloBuilder<'c, 'b>, &[Value<'c, 'b>]) -> Value<'c, 'b>,
+        body: impl for<'b> FnOnce(&HloBuilder<'c, 'b>, &[Value<'c, 'b>]) -> Vec<Value<'c, 'b>>,
+    ) -> Vec<Value<'c, 'a>> {
+        let types: Vec<Type<'c>> = inits.iter().map(|value| value.r#type()).collect();
+        let arguments: Vec<(Type<'c>, Location<'c>)> = types.iter().map(|&t| (t, self.location)).collect();
+        let regions = [Region::new(), Region::new()];
+        {
+            let block = regions[0].append_block(Block::new(&arguments));
+            let builder = self.at_end(block);
+            let carried: Vec<Value> = (0..types.len()).map(|i| block.argument(i).expect("in range").into()).collect();
+            let predicate = condition(&builder, &carried);
+            builder.terminate(&[predicate]);
+        }
+        {
+            let block = regions[1].append_block(Block::new(&arguments));
+            let builder = self.at_end(block);
+            let carried: Vec<Value> = (0..types.len()).map(|i| block.argument(i).expect("in range").into()).collect();
+            let next = body(&builder, &carried);
+            builder.terminate(&next);
+        }
+        let op = OperationBuilder::new("stablehlo.while", self.location)
+            .add_operands(inits)
+            .add_results(&types)
+            .add_regions(regions)
+            .build()
+            .expect("an unregistered op builds");
+        self.insert_op(op).results().map(Into::into).collect()
     }
 
     pub fn dot_general(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, dimensions: &DotDimensionNumbers, shape: &[i64], element: &str) -> Value<'c, 'a> {

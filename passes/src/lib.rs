@@ -10,6 +10,7 @@ pub mod lower_to_stablehlo;
 pub mod operands;
 pub mod options;
 pub mod raise_attention;
+pub mod raise_gated_delta;
 pub mod pipeline;
 pub mod registry;
 pub mod trace;

@@ -1,8 +1,10 @@
 //! `flywheel-lower-to-stablehlo`: the reference lowering. Decomposes `flywheel.attention`
-//! into plain StableHLO with exactly the numerics its definition states (f32 scores and
-//! softmax, probabilities rounded to V's type, masked logits filled with the lowest f32,
-//! so a row with no allowed key is uniform). Raising and then lowering gives a program
-//! XLA runs, which is how the raising passes are checked on real inputs.
+//! and `flywheel.gated_delta` into plain StableHLO with exactly the numerics their
+//! definitions state: for attention, f32 scores and softmax, probabilities rounded to V's
+//! type, masked logits filled with the lowest f32 (so a row with no allowed key is
+//! uniform); for Gated DeltaNet, the per-token recurrence in f32 as a `while` loop.
+//! Raising and then lowering gives a program XLA runs, which is how the raising passes
+//! are checked on real inputs.
 
 use crate::{
     hlo::HloBuilder,
@@ -12,7 +14,7 @@ use crate::{
 use flywheel_dialect::{
     diagnostics::emit_error,
     layout::{Axis as Role, Layout},
-    ops::AttentionOp,
+    ops::{AttentionOp, GatedDeltaOp},
     stablehlo::{ComparisonDirection, ComparisonType, DotDimensionNumbers},
     tensor::TensorInfo,
 };
@@ -31,7 +33,7 @@ static PASS_ID: PassId = PassId;
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-lower-to-stablehlo",
-    summary: "Decompose flywheel.attention into plain StableHLO (the reference lowering)",
+    summary: "Decompose flywheel ops into plain StableHLO (the reference lowering)",
     options: &[],
     create,
 };
@@ -48,12 +50,12 @@ fn create(_options: &PassOptions) -> Pass {
     )
 }
 
-/// Lowers every `flywheel.attention` under `root`; false (with an error at the op) if one
-/// cannot be read.
+/// Lowers every FlyWheel op under `root`; false (with an error at the op) if one cannot
+/// be read.
 pub fn lower_to_stablehlo(root: OperationRef) -> bool {
     let mut ops = Vec::new();
     root.walk(WalkOrder::PostOrder, |op| {
-        if AttentionOp::from_operation(op).is_some() {
+        if AttentionOp::from_operation(op).is_some() || GatedDeltaOp::from_operation(op).is_some() {
             ops.push(op.to_raw());
         }
         WalkResult::Advance
@@ -62,11 +64,16 @@ pub fn lower_to_stablehlo(root: OperationRef) -> bool {
     for raw in ops {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
-        let attention = AttentionOp::from_operation(op).expect("collected as attention");
-        match lower_attention(attention) {
+        let lowered = match (AttentionOp::from_operation(op), GatedDeltaOp::from_operation(op)) {
+            (Some(attention), _) => lower_attention(attention),
+            (_, Some(gated_delta)) => lower_gated_delta(gated_delta),
+            _ => unreachable!("collected as a FlyWheel op"),
+        };
+        match lowered {
             Ok(()) => unsafe { mlir_sys::mlirOperationDestroy(raw) },
             Err(message) => {
-                emit_error(op.location(), &format!("'flywheel.attention' op cannot be lowered: {message}"));
+                let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+                emit_error(op.location(), &format!("'{name}' op cannot be lowered: {message}"));
                 ok = false;
             }
         }
@@ -205,4 +212,120 @@ fn lower_attention<'c, 'a>(attention: AttentionOp<'c, 'a>) -> Result<(), String>
     let o = b.transpose(o, &from_btnh(layout), &merged, &o_element);
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(output.to_raw(), o.to_raw()) };
     Ok(())
+}
+
+/// The per-token recurrence, one step per loop iteration, on time-major f32 copies of the
+/// inputs: S = exp(g_t) S; u = beta_t (v_t - Sᵀ k_t); S += k_t uᵀ; o_t = Sᵀ (scale q_t).
+fn lower_gated_delta<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>) -> Result<(), String> {
+    let op = op_view.operation();
+    let b = HloBuilder::before(op);
+    let layout = op_view.layout()?;
+    let operand = |value: Option<Value<'c, 'a>>, name: &str| value.ok_or(format!("missing operand {name}"));
+    let (q, k, v) = (operand(op_view.q(), "q")?, operand(op_view.k(), "k")?, operand(op_view.v(), "v")?);
+    let (g, beta) = (operand(op_view.g(), "g")?, operand(op_view.beta(), "beta")?);
+    let (output, final_state) = (op.result(0).map_err(|_| "no result")?, op.result(1).map_err(|_| "no final state")?);
+    let (_, o_element) = shape(output.into())?;
+    let permutation = to_btnh(layout);
+    // g and beta lack the head-dim axis: their permutation is the layout's without it.
+    let gate_permutation: Vec<i64> = [Role::Batch, Role::Sequence, Role::Heads]
+        .iter()
+        .map(|&role| layout.position_without_head_dim(role) as i64)
+        .collect();
+    // To time-major f32: [T, B, N, D] and [T, B, N].
+    let time_major = |value: Value<'c, 'a>, permutation: &[i64]| -> Result<(Value<'c, 'a>, Vec<i64>), String> {
+        let (dims, element) = shape(value)?;
+        let btnh: Vec<i64> = permutation.iter().map(|&p| dims[p as usize]).collect();
+        let value = b.transpose(value, permutation, &dims, &element);
+        let value = b.convert(value, &btnh, &element, "f32");
+        let mut swapped = permutation.iter().enumerate().map(|(i, _)| i as i64).collect::<Vec<_>>();
+        swapped.swap(0, 1);
+        let value = b.transpose(value, &swapped, &btnh, "f32");
+        let shape: Vec<i64> = swapped.iter().map(|&p| btnh[p as usize]).collect();
+        Ok((value, shape))
+    };
+    let (q, q_shape) = time_major(q, &permutation)?;
+    let (k, k_shape) = time_major(k, &permutation)?;
+    let (v, v_shape) = time_major(v, &permutation)?;
+    let (g, _) = time_major(g, &gate_permutation)?;
+    let (beta, gate_shape) = time_major(beta, &gate_permutation)?;
+    let (steps, batch, key_heads, key_dim) = (q_shape[0], q_shape[1], q_shape[2], q_shape[3]);
+    let (heads, value_dim) = (v_shape[2], v_shape[3]);
+    if key_heads == 0 || heads % key_heads != 0 || k_shape != q_shape {
+        return Err("q and k must agree and their heads divide v's".into());
+    }
+    // Scale q, and give each value head its key head (h reads h / (Nv / Nk)).
+    let q = b.elementwise("stablehlo.multiply", &[q, b.splat(op_view.scale()?, "f32", &q_shape)]);
+    let repeat = |value: Value<'c, 'a>| -> Value<'c, 'a> {
+        if heads == key_heads {
+            return value;
+        }
+        let spread = [steps, batch, key_heads, heads / key_heads, key_dim];
+        let value = b.broadcast_in_dim(value, &[0, 1, 2, 4], &spread, "f32");
+        b.reshape(value, &spread, &[steps, batch, heads, key_dim], "f32")
+    };
+    let (q, k) = (repeat(q), repeat(k));
+    let state_shape = [batch, heads, key_dim, value_dim];
+    let state = match op_view.initial_state() {
+        Some(initial) => initial,
+        None => b.splat(0.0, "f32", &state_shape),
+    };
+    let outputs = b.splat(0.0, "f32", &v_shape);
+    let shapes = StepShapes { vector: [steps, batch, heads, key_dim], value: v_shape.clone(), gate: gate_shape.clone(), state: state_shape };
+    let step = b.scalar(0.0, "i32");
+    let carried = b.while_loop(
+        &[q, k, v, g, beta, step, state, outputs],
+        |c, carried| {
+            let steps = c.scalar(steps as f64, "i32");
+            c.compare(carried[5], steps, ComparisonDirection::Lt, ComparisonType::Signed, &[])
+        },
+        |c, carried| recurrence_step(c, carried, &shapes),
+    );
+    // Back to the op's layout and element type.
+    let swapped_shape = [batch, steps, heads, value_dim];
+    let o = b.transpose(carried[7], &[1, 0, 2, 3], &v_shape, "f32");
+    let o = b.convert(o, &swapped_shape, "f32", &o_element);
+    let o = b.transpose(o, &from_btnh(layout), &swapped_shape, &o_element);
+    unsafe {
+        mlir_sys::mlirValueReplaceAllUsesOfWith(output.to_raw(), o.to_raw());
+        mlir_sys::mlirValueReplaceAllUsesOfWith(final_state.to_raw(), carried[6].to_raw());
+    }
+    Ok(())
+}
+
+/// The shapes one recurrence step works with (time-major sequences, and the state).
+struct StepShapes {
+    vector: [i64; 4],
+    value: Vec<i64>,
+    gate: Vec<i64>,
+    state: [i64; 4],
+}
+
+/// One token of the recurrence; `carried` is (q, k, v, g, beta, t, S, outputs).
+fn recurrence_step<'c, 'b>(c: &HloBuilder<'c, 'b>, carried: &[Value<'c, 'b>], shapes: &StepShapes) -> Vec<Value<'c, 'b>> {
+    let t = carried[5];
+    let zero = c.scalar(0.0, "i32");
+    let at_step = |sequence: Value<'c, 'b>, dims: &[i64]| -> Value<'c, 'b> {
+        let mut sizes = dims.to_vec();
+        sizes[0] = 1;
+        let starts: Vec<Value> = std::iter::once(t).chain(std::iter::repeat_n(zero, dims.len() - 1)).collect();
+        let row = c.dynamic_slice(sequence, &starts, &sizes, "f32");
+        c.reshape(row, &sizes, &dims[1..], "f32")
+    };
+    let (q_t, k_t, v_t) = (at_step(carried[0], &shapes.vector), at_step(carried[1], &shapes.vector), at_step(carried[2], &shapes.value));
+    let (g_t, beta_t) = (at_step(carried[3], &shapes.gate), at_step(carried[4], &shapes.gate));
+    let [batch, heads, _, value_dim] = shapes.state;
+    let decay = c.broadcast_in_dim(c.elementwise("stablehlo.exponential", &[g_t]), &[0, 1], &shapes.state, "f32");
+    let s = c.elementwise("stablehlo.multiply", &[carried[6], decay]);
+    let read = DotDimensionNumbers { lhs_batching: vec![0, 1], rhs_batching: vec![0, 1], lhs_contracting: vec![2], rhs_contracting: vec![2] };
+    let row_shape = [batch, heads, value_dim];
+    let predicted = c.dot_general(s, k_t, &read, &row_shape, "f32");
+    let strength = c.broadcast_in_dim(beta_t, &[0, 1], &row_shape, "f32");
+    let u = c.elementwise("stablehlo.multiply", &[strength, c.elementwise("stablehlo.subtract", &[v_t, predicted])]);
+    let outer = DotDimensionNumbers { lhs_batching: vec![0, 1], rhs_batching: vec![0, 1], ..Default::default() };
+    let s = c.elementwise("stablehlo.add", &[s, c.dot_general(k_t, u, &outer, &shapes.state, "f32")]);
+    let o_t = c.dot_general(s, q_t, &read, &row_shape, "f32");
+    let row = c.reshape(o_t, &row_shape, &[1, batch, heads, value_dim], "f32");
+    let written = c.dynamic_update_slice(carried[7], row, &[t, zero, zero, zero]);
+    let next = c.elementwise("stablehlo.add", &[t, c.scalar(1.0, "i32")]);
+    vec![carried[0], carried[1], carried[2], carried[3], carried[4], next, s, written]
 }

@@ -7,6 +7,7 @@ use crate::{
     atoms::{Atom, Atoms, Axis, Mismatch},
     trace::{apply_layout, layout_step, LayoutStep, Node, Traced, Tracer, ANY_LAYOUT},
 };
+use flywheel_dialect::stablehlo::DotDimensionNumbers;
 use melior::ir::{
     operation::OperationRef,
     Value, ValueLike,
@@ -71,8 +72,18 @@ pub fn note_nodes<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, nodes: &[&Nod
 }
 
 
-/// Q or K (with `scales`) or V followed back through layout ops.
-pub fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand: &Traced<'c, 'a>, scales: bool) -> Result<Chain<'c, 'a>, Miss> {
+/// An operand followed back through layout ops and what `follow` allows.
+/// What `operand_chain` may step through besides layout ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Follow {
+    /// Widening converts (exact, so the op may take the narrower source).
+    pub converts: bool,
+    /// Multiplications and divisions by a constant, gathered into `Operand::scale`.
+    pub scales: bool,
+}
+
+pub fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand: &Traced<'c, 'a>, follow: Follow) -> Result<Chain<'c, 'a>, Miss> {
+    let scales = follow.scales;
     let mut values = vec![operand.clone()];
     let mut steps = Vec::new();
     let mut factors = Vec::new();
@@ -84,8 +95,7 @@ pub fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand
                 Some(step) => (step, 1.0),
                 None => break,
             },
-            // Widening Q or K is exact; V is taken in the precision P·V uses.
-            "stablehlo.convert" if scales && widens(&node) => (LayoutStep::Convert, 1.0),
+            "stablehlo.convert" if follow.converts && widens(&node) => (LayoutStep::Convert, 1.0),
             "stablehlo.multiply" if scales => match (tracer.splat(&node.operand(1)), tracer.splat(&node.operand(0))) {
                 (Some(factor), _) => (LayoutStep::Convert, factor),
                 (None, Some(factor)) => {
@@ -211,3 +221,24 @@ pub fn role_order<R: Copy + PartialEq>(atoms: &Atoms, roles: &[(R, Vec<Atom>)], 
     free.reverse();
     order.into_iter().map(|slot| slot.or_else(|| free.pop())).collect()
 }
+
+/// The axes of a `dot_general` result: batch, then lhs free, then rhs free.
+pub fn dot_axes(atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis], numbers: &DotDimensionNumbers) -> Result<Vec<Axis>, Miss> {
+    let mut axes = Vec::new();
+    for (&l, &r) in numbers.lhs_batching.iter().zip(&numbers.rhs_batching) {
+        axes.push(atoms.pair(&lhs[l as usize], &rhs[r as usize])?);
+    }
+    for (&l, &r) in numbers.lhs_contracting.iter().zip(&numbers.rhs_contracting) {
+        atoms.unify(&lhs[l as usize], &rhs[r as usize])?;
+    }
+    let free = |axes_of: &[Axis], batch: &[i64], contracting: &[i64]| -> Vec<Axis> {
+        (0..axes_of.len() as i64)
+            .filter(|i| !batch.contains(i) && !contracting.contains(i))
+            .map(|i| axes_of[i as usize].clone())
+            .collect()
+    };
+    axes.extend(free(lhs, &numbers.lhs_batching, &numbers.lhs_contracting));
+    axes.extend(free(rhs, &numbers.rhs_batching, &numbers.rhs_contracting));
+    Ok(axes)
+}
+

@@ -14,7 +14,7 @@ use crate::{
     hlo::{float_literal, materialize, HloBuilder},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
-    operands::{choose_source, extend_root, miss, note, note_nodes, operand_chain, role_order, same_value, Chain, Miss, Operand},
+    operands::{choose_source, dot_axes, extend_root, Follow, miss, note, note_nodes, operand_chain, role_order, same_value, Chain, Miss, Operand},
     trace::{apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT},
 };
 use flywheel_dialect::{
@@ -313,8 +313,8 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     if qk_numbers.lhs_contracting.len() != 1 {
         return miss("Q·Kᵀ must contract exactly one axis, the head dimension");
     }
-    let lhs = operand_chain(tracer, &mut atoms, &qk.operand(0), true)?;
-    let rhs = operand_chain(tracer, &mut atoms, &qk.operand(1), true)?;
+    let lhs = operand_chain(tracer, &mut atoms, &qk.operand(0), Follow { converts: true, scales: true })?;
+    let rhs = operand_chain(tracer, &mut atoms, &qk.operand(1), Follow { converts: true, scales: true })?;
     let scores = dot_axes(&mut atoms, lhs.at_product(), rhs.at_product(), &qk_numbers)?;
     let head_dim_axis = lhs.at_product()[qk_numbers.lhs_contracting[0] as usize].clone();
     let mut logits_info = apply_chain(tracer, &mut atoms, scores, &steps, &logits_axes)?;
@@ -333,7 +333,8 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
 
     // P·V must contract the softmax axis with V's key axis.
     let p_axes = apply_layout(&mut atoms, &z_axes, &p_steps)?;
-    let v_chain = operand_chain(tracer, &mut atoms, &pv.operand(1 - p_side), false)?;
+    // V is taken in the precision P·V uses: the probabilities are rounded to it.
+    let v_chain = operand_chain(tracer, &mut atoms, &pv.operand(1 - p_side), Follow { converts: false, scales: false })?;
     let (p_contracted, sides) = if p_side == 0 {
         (&pv_numbers.lhs_contracting, (p_axes.as_slice(), v_chain.at_product()))
     } else {
@@ -560,26 +561,6 @@ fn reaches_product(tracer: &Tracer, value: &Traced, depth: usize) -> bool {
     let Some(node) = tracer.producer(value) else { return false };
     node.is(DotGeneral::NAME)
         || (depth > 0 && (0..node.operand_count()).any(|i| reaches_product(tracer, &node.operand(i), depth - 1)))
-}
-
-/// The axes of a `dot_general` result: batch, then lhs free, then rhs free.
-fn dot_axes(atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis], numbers: &DotDimensionNumbers) -> Result<Vec<Axis>, Miss> {
-    let mut axes = Vec::new();
-    for (&l, &r) in numbers.lhs_batching.iter().zip(&numbers.rhs_batching) {
-        axes.push(atoms.pair(&lhs[l as usize], &rhs[r as usize])?);
-    }
-    for (&l, &r) in numbers.lhs_contracting.iter().zip(&numbers.rhs_contracting) {
-        atoms.unify(&lhs[l as usize], &rhs[r as usize])?;
-    }
-    let free = |axes_of: &[Axis], batch: &[i64], contracting: &[i64]| -> Vec<Axis> {
-        (0..axes_of.len() as i64)
-            .filter(|i| !batch.contains(i) && !contracting.contains(i))
-            .map(|i| axes_of[i as usize].clone())
-            .collect()
-    };
-    axes.extend(free(lhs, &numbers.lhs_batching, &numbers.lhs_contracting));
-    axes.extend(free(rhs, &numbers.rhs_batching, &numbers.rhs_contracting));
-    Ok(axes)
 }
 
 /// Follows the logits steps forward from the scores' axes, reading the scale, soft-cap,
@@ -926,7 +907,7 @@ fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) {
     let operands: Vec<Value> = [Some(q_value), Some(k_value), Some(v_value), mask, bias].into_iter().flatten().collect();
     let segments = format!("array<i32: 1, 1, 1, {}, {}, 0, 0>", u8::from(mask.is_some()), u8::from(bias.is_some()));
     attributes.push(("operandSegmentSizes", segments));
-    let output = builder.op("flywheel.attention", &operands, &output_shape, &output_element, &attributes);
+    let output = builder.op("flywheel.attention", &operands, &[(&output_shape, &output_element)], &attributes)[0];
     let replacement = materialize(&builder, &atoms, output, &output_axes, &output_element, &root_axes);
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(root.to_raw(), replacement.to_raw()) };
     erase_dead(tracer, &matched);

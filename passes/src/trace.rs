@@ -143,7 +143,7 @@ impl<'c, 'a> Tracer<'c, 'a> {
                 return Some(Node { op, calls: traced.calls });
             };
             let body = callee.region(0).ok()?.first_block()?;
-            let returned = body.terminator()?.operand(result.result_number()).ok()?;
+            let returned = last_operation(body)?.operand(result.result_number()).ok()?;
             traced.calls.push(op);
             traced = self.resolve(&Traced { value: returned, calls: traced.calls });
         }
@@ -165,6 +165,16 @@ impl<'c, 'a> Tracer<'c, 'a> {
         }
         None
     }
+}
+
+/// A block's last op: its terminator (`Block::terminator` cannot tell that an
+/// unregistered op such as `stablehlo.return` is one).
+pub fn last_operation<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut last = block.first_operation()?;
+    while let Some(next) = last.next_in_block() {
+        last = next;
+    }
+    Some(last)
 }
 
 /// A layout op between a value and the tensor it rearranges.
@@ -271,14 +281,18 @@ pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) {
                 pending.push(result.owner());
             }
         }
-        if let Some(callee) = tracer.callee(op) {
-            callees.push(callee);
-        }
+        // Calls inside the op (a loop body) go with it.
+        op.walk(WalkOrder::PreOrder, |nested| {
+            callees.extend(tracer.callee(nested).map(|callee| callee.to_raw()));
+            WalkResult::Advance
+        });
         erased.insert(key(&op));
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
         // An op used twice by the erased one may be queued twice; `erased` skips it.
     }
-    for callee in callees {
+    for raw in callees {
+        // SAFETY: functions are only erased here, each at most once.
+        let callee = unsafe { OperationRef::from_raw(raw) };
         if erased.insert(key(&callee)) && !tracer.is_called(callee) {
             unsafe { mlir_sys::mlirOperationDestroy(callee.to_raw()) };
         }

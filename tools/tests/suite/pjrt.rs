@@ -24,8 +24,9 @@ pub fn trials() -> Vec<Trial> {
 }
 
 /// The raising passes on a real JAX program: every attention fixture becomes exactly one
-/// `flywheel.attention` (Gated DeltaNet is not raised yet), and the raised program,
-/// lowered back to StableHLO, computes what the original does on the CPU plugin.
+/// `flywheel.attention`, every per-token GDN fixture one `flywheel.gated_delta` (the
+/// chunked form is not raised yet), and the raised program, lowered back to StableHLO,
+/// computes what the original does on the CPU plugin.
 fn raise_roundtrip(fixture: &Path) -> Result<(), Failed> {
     let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
     let opt = |pipeline: &str, output: &Path| -> Result<String, Failed> {
@@ -41,15 +42,20 @@ fn raise_roundtrip(fixture: &Path) -> Result<(), Failed> {
         Ok(std::fs::read_to_string(output)?)
     };
     let (raised_file, lowered_file) = (scratch(&format!("{name}.raised.mlir")), scratch(&format!("{name}.lowered.mlir")));
-    let raised = opt("flywheel-raise-attention,flywheel-verify", &raised_file);
-    let lowered = opt("flywheel-raise-attention,flywheel-lower-to-stablehlo", &lowered_file);
+    let raised = opt("flywheel-raise-attention,flywheel-raise-gated-delta,flywheel-verify", &raised_file);
+    let lowered = opt("flywheel-raise-attention,flywheel-raise-gated-delta,flywheel-lower-to-stablehlo", &lowered_file);
     let checked = flywheel(&["check", &fixture.display().to_string(), &lowered_file.display().to_string()]);
     let _ = (std::fs::remove_file(&raised_file), std::fs::remove_file(&lowered_file));
     let (raised, _) = (raised?, lowered?);
-    let expected = usize::from(name.starts_with("attention_"));
-    let found = raised.matches("\"flywheel.attention\"").count();
-    if found != expected {
-        return Err(format!("{name}: {found} flywheel.attention ops, expected {expected}").into());
+    let expected = [
+        ("flywheel.attention", usize::from(name.starts_with("attention_"))),
+        ("flywheel.gated_delta", usize::from(name.starts_with("gdn_recurrent"))),
+    ];
+    for (op, count) in expected {
+        let found = raised.matches(&format!("\"{op}\"")).count();
+        if found != count {
+            return Err(format!("{name}: {found} {op} ops, expected {count}").into());
+        }
     }
     let (ok, text) = checked?;
     if !ok {

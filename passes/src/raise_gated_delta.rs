@@ -1,0 +1,529 @@
+//! `flywheel-raise-gated-delta`: finds Gated DeltaNet written as a per-token recurrence
+//! (`lax.scan`, a `stablehlo.while`) and replaces it with `flywheel.gated_delta`.
+//!
+//! The loop must count a step from 0 to T, slice each input at the step (`xs[t]`), carry
+//! one state `S` [B, H, Dk, Dv] and write one output row per step, and its body must be
+//! exactly the gated delta rule:
+//!
+//!   S1 = exp(g_t) * S;  u = beta_t * (v_t - S1ᵀ k_t);  S2 = S1 + k_t uᵀ;  o_t = S2ᵀ q_t
+//!
+//! Axis atoms tie each axis of every slice and of the state to its role; a body that
+//! computes anything else (another update rule, a transposed outer product, the readout
+//! before the update) fails to tie up and is left alone with a remark.
+
+use crate::{
+    atoms::{Atom, Atoms, Axis},
+    hlo::{float_literal, materialize, HloBuilder},
+    operands::{choose_source, dot_axes, extend_root, Follow, miss, operand_chain, role_order, Miss, Operand},
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::{run_guarded, PassInfo},
+    trace::{apply_layout, erase_dead, follow_layout, last_operation, Node, Through, Traced, Tracer},
+};
+use flywheel_dialect::{
+    diagnostics::emit_remark,
+    layout::{Axis as Role, Layout},
+    stablehlo::{ComparisonDirection, Compare, DotGeneral},
+};
+use melior::{
+    ir::{
+        attribute::DenseI64ArrayAttribute,
+        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+        r#type::TypeId,
+        BlockLike, RegionLike, Value, ValueLike,
+    },
+    pass::{create_external, ExternalPass, Pass},
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "remarks",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "Remark on each raised recurrence and on why each state-carrying loop was not raised",
+    },
+    OptionSpec {
+        name: "chunk-size",
+        kind: OptionKind::Int,
+        default: "64",
+        help: "The chunk_size attribute of raised ops (a power of two; kernels chunk the sequence by it)",
+    },
+];
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-raise-gated-delta",
+    summary: "Raise Gated DeltaNet recurrences (lax.scan) in StableHLO into flywheel.gated_delta",
+    options: OPTIONS,
+    create,
+};
+
+fn create(options: &PassOptions) -> Pass {
+    let remarks = options.bool("remarks");
+    let chunk_size = options.int("chunk-size");
+    create_external(
+        move |op: OperationRef, pass: ExternalPass| {
+            run_guarded(PASS.name, op, pass, || {
+                if chunk_size <= 0 || chunk_size & (chunk_size - 1) != 0 {
+                    flywheel_dialect::diagnostics::emit_error(
+                        op.location(),
+                        &format!("flywheel-raise-gated-delta: chunk-size must be a power of two, got {chunk_size}"),
+                    );
+                    return false;
+                }
+                raise_gated_delta(op, remarks, chunk_size);
+                true
+            })
+        },
+        TypeId::create(&PASS_ID),
+        "FlyWheelRaiseGatedDelta",
+        PASS.name,
+        PASS.summary,
+        "builtin.module",
+        &[],
+    )
+}
+
+/// Raises every Gated DeltaNet recurrence in `module`; returns how many.
+pub fn raise_gated_delta(module: OperationRef, remarks: bool, chunk_size: i64) -> usize {
+    let mut raised = 0;
+    let mut reported = std::collections::HashSet::new();
+    loop {
+        let tracer = Tracer::new(module);
+        let mut loops = Vec::new();
+        module.walk(WalkOrder::PreOrder, |op| {
+            if op.name().as_string_ref().as_str() == Ok("stablehlo.while") {
+                loops.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        let mut rewritten = false;
+        for raw in loops {
+            // SAFETY: nothing was erased since the walk that found it.
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let Some(scan) = read_scan(&tracer, op) else { continue };
+            match match_recurrence(&tracer, op, &scan) {
+                Ok(found) => {
+                    let location = op.location();
+                    rewrite(&tracer, op, found, chunk_size);
+                    if remarks {
+                        emit_remark(location, "raised to flywheel.gated_delta");
+                    }
+                    raised += 1;
+                    rewritten = true;
+                    break;
+                }
+                Err(Miss(reason)) => {
+                    if remarks && reported.insert(raw.ptr as usize) {
+                        emit_remark(op.location(), &format!("gated delta recurrence not raised: {reason}"));
+                    }
+                }
+            }
+        }
+        if !rewritten {
+            return raised;
+        }
+    }
+}
+
+// ---- the loop ------------------------------------------------------------------------
+
+/// A `lax.scan`-shaped while loop: a step counter from 0 to `steps`, loop-invariant
+/// sequences sliced at the step, and the other carried values.
+struct Scan<'c, 'a> {
+    counter: usize,
+    steps: i64,
+    body_arguments: Vec<Value<'c, 'a>>,
+    returned: Vec<Value<'c, 'a>>,
+    invariant: Vec<bool>,
+}
+
+fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>) -> Option<Scan<'c, 'a>> {
+    let block = |index: usize| op.region(index).ok()?.first_block();
+    let (condition, body) = (block(0)?, block(1)?);
+    let arguments = |block: melior::ir::BlockRef<'c, 'a>| -> Vec<Value<'c, 'a>> {
+        (0..block.argument_count()).map(|i| block.argument(i).expect("in range").into()).collect()
+    };
+    let (condition_arguments, body_arguments) = (arguments(condition), arguments(body));
+    let returned: Vec<Value> = last_operation(body)?.operands().collect();
+    let test = tracer.producer(&Traced::outer(last_operation(condition)?.operand(0).ok()?))?;
+    let compare = Compare::from_operation(test.op)?;
+    if compare.direction().ok()? != ComparisonDirection::Lt {
+        return None;
+    }
+    let counter = condition_arguments.iter().position(|&argument| argument == compare.lhs())?;
+    let steps = tracer.splat(&test.operand(1))? as i64;
+    let init = Traced::outer(op.operand(counter).ok()?);
+    let increment = tracer.producer_named(&Traced::outer(returned[counter]), "stablehlo.add")?;
+    let counts_up = (0..2).any(|side| {
+        tracer.resolve(&increment.operand(side)).value == body_arguments[counter] && tracer.splat(&increment.operand(1 - side)) == Some(1.0)
+    });
+    if tracer.splat(&init) != Some(0.0) || !counts_up {
+        return None;
+    }
+    let invariant = returned.iter().zip(&body_arguments).map(|(r, a)| r == a).collect();
+    Some(Scan { counter, steps, body_arguments, returned, invariant })
+}
+
+impl<'c, 'a> Scan<'c, 'a> {
+    /// The loop-invariant sequence `value` is the step's slice of: `xs[t]`, as
+    /// `reshape(dynamic_slice(xs, t, 0, ...))` (JAX's `dynamic_index_in_dim`).
+    fn sliced(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<usize> {
+        let reshape = tracer.producer_named(value, "stablehlo.reshape")?;
+        let slice = tracer.producer_named(&reshape.operand(0), "stablehlo.dynamic_slice")?;
+        let sequence = self.body_arguments.iter().position(|&a| a == tracer.resolve(&slice.operand(0)).value)?;
+        let at_step = tracer.resolve(&slice.operand(1)).value == self.body_arguments[self.counter];
+        let rest_zero = (2..slice.operand_count()).all(|i| tracer.splat(&slice.operand(i)) == Some(0.0));
+        let sizes = DenseI64ArrayAttribute::try_from(slice.op.attribute("slice_sizes").ok()?).ok()?;
+        let shape = slice.operand(0).shape()?;
+        let one_row = sizes.element(0).ok()? == 1 && (1..shape.len()).all(|i| sizes.element(i).ok() == Some(shape[i]));
+        (self.invariant[sequence] && at_step && rest_zero && one_row && reshape.result().shape()? == shape[1..]).then_some(sequence)
+    }
+}
+
+// ---- the body ------------------------------------------------------------------------
+
+struct Found<'c, 'a> {
+    atoms: Atoms,
+    state: usize,
+    /// Per carried value, its axes (sequences: time first).
+    axes: Vec<Vec<Axis>>,
+    batch: Vec<Atom>,
+    heads: Vec<Atom>,
+    time: Vec<Atom>,
+    key_dim: Vec<Atom>,
+    value_dim: Vec<Atom>,
+    operands: [Operand<'c, 'a>; 5],
+    initial_state: Option<Value<'c, 'a>>,
+    scale: f64,
+    layout: Layout,
+    root: Value<'c, 'a>,
+    root_axes: Vec<Axis>,
+    root_element: String,
+    matched: Vec<OperationRef<'c, 'a>>,
+}
+
+fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, scan: &Scan<'c, 'a>) -> Result<Found<'c, 'a>, Miss> {
+    let carried: Vec<usize> = (0..scan.returned.len()).filter(|&i| i != scan.counter && !scan.invariant[i]).collect();
+    let [first, second] = carried.as_slice() else {
+        return miss("the loop carries more than a state and an output");
+    };
+    // The output is written one row per step; the state is the other.
+    let writes_row = |index: usize| {
+        let node = tracer.producer_named(&Traced::outer(scan.returned[index]), "stablehlo.dynamic_update_slice")?;
+        let into = tracer.resolve(&node.operand(0)).value == scan.body_arguments[index];
+        let at_step = tracer.resolve(&node.operand(2)).value == scan.body_arguments[scan.counter];
+        let rest_zero = (3..node.operand_count()).all(|i| tracer.splat(&node.operand(i)) == Some(0.0));
+        (into && at_step && rest_zero).then_some(node)
+    };
+    let (output, state, update) = match (writes_row(*first), writes_row(*second)) {
+        (Some(node), None) => (*first, *second, node),
+        (None, Some(node)) => (*second, *first, node),
+        _ => return miss("the loop does not write one output row per step"),
+    };
+
+    let mut atoms = Atoms::new();
+    let shape = |value: Value| Traced::outer(value).shape().ok_or(Miss("dynamic shapes".into()));
+    let mut axes: Vec<Vec<Axis>> = Vec::new();
+    for argument in &scan.body_arguments {
+        axes.push(atoms.source(&shape(*argument)?));
+    }
+    if axes[state].len() != 4 {
+        return miss("the state is not [batch, heads, key dim, value dim]");
+    }
+    let time = axes[output].first().cloned().ok_or(Miss("the output has no time axis".into()))?;
+    if atoms.axis_size(&time) != scan.steps {
+        return miss("the loop does not run once per output row");
+    }
+
+    // The readout: o_t = S2ᵀ q_t, written at the step.
+    let (row_values, row_steps) = follow_layout(tracer, &update.operand(1), Through { converts: false, broadcasts: true });
+    let readout = product(tracer, &row_values[0], "the output row is not a product of the state and q")?;
+    let (new_state_side, q_side) = state_and_vector(tracer, &readout, scan.returned[state])
+        .ok_or(Miss("the output row is not read from the updated state".into()))?;
+    let q = read_slice(tracer, scan, &mut atoms, &axes, &readout.operand(q_side))?;
+    let row_axes = dot(&mut atoms, &readout, new_state_side, &axes[state], &q.axes)?;
+    let update_axes = apply_layout(&mut atoms, &row_axes, &row_steps)?;
+    if update_axes.len() != axes[output].len() || !update_axes[0].is_empty() {
+        return miss("the output row does not line up with the output");
+    }
+    for (u, y) in update_axes.iter().zip(&axes[output]).skip(1) {
+        atoms.unify(u, y)?;
+    }
+
+    // The update: S2 = S1 + k_t uᵀ, u = beta_t (v_t - S1ᵀ k_t), S1 = exp(g_t) S.
+    let add = tracer
+        .producer_named(&Traced::outer(scan.returned[state]), "stablehlo.add")
+        .ok_or(Miss("the state update is not S + k uᵀ".into()))?;
+    let decayed_side = (0..2)
+        .find(|&side| tracer.producer_named(&add.operand(side), "stablehlo.multiply").is_some_and(|m| decays(tracer, scan, &m, state)))
+        .ok_or(Miss("the state is not decayed by exp(g) before the update".into()))?;
+    let decayed = add.operand(decayed_side);
+    let decay = tracer.producer(&decayed).expect("checked");
+    let gate_side = (0..2).find(|&side| decay.operand(side).value != scan.body_arguments[state]).expect("one side");
+    let (gate_values, gate_steps) = follow_layout(tracer, &decay.operand(gate_side), Through { converts: false, broadcasts: true });
+    let exponential = tracer.producer_named(&gate_values[0], "stablehlo.exponential").expect("checked by decays");
+    let g = read_slice(tracer, scan, &mut atoms, &axes, &exponential.operand(0))?;
+    let gate_axes = apply_layout(&mut atoms, &g.axes, &gate_steps)?;
+    pair_all(&mut atoms, &gate_axes, &axes[state])?;
+
+    let outer = product(tracer, &add.operand(1 - decayed_side), "the state update is not S + k uᵀ")?;
+    let numbers = DotGeneral::from_operation(outer.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
+    if !numbers.lhs_contracting.is_empty() {
+        return miss("the state update is not an outer product k uᵀ");
+    }
+    let k = read_slice(tracer, scan, &mut atoms, &axes, &outer.operand(0)).map_err(|miss| {
+        if read_slice(tracer, scan, &mut Atoms::new(), &axes, &outer.operand(1)).is_ok() {
+            Miss("the state update is u kᵀ, transposed from the k uᵀ its reads assume".into())
+        } else {
+            miss
+        }
+    })?;
+    let written = outer.operand(1);
+    let multiply = tracer.producer_named(&written, "stablehlo.multiply").ok_or(Miss("the update is not scaled by beta".into()))?;
+    let (beta, difference) = (0..2)
+        .find_map(|side| {
+            let (values, _) = follow_layout(tracer, &multiply.operand(side), Through { converts: false, broadcasts: true });
+            values.iter().any(|v| scan.sliced(tracer, v).is_some()).then(|| (multiply.operand(side), multiply.operand(1 - side)))
+        })
+        .ok_or(Miss("the update is not scaled by beta".into()))?;
+    let subtract = tracer.producer_named(&difference, "stablehlo.subtract").ok_or(Miss("the update does not subtract the state's prediction (no delta rule)".into()))?;
+    let v = read_slice(tracer, scan, &mut atoms, &axes, &subtract.operand(0))?;
+    let prediction = product(tracer, &subtract.operand(1), "the delta rule does not subtract Sᵀ k")?;
+    let (prediction_state_side, prediction_key_side) =
+        state_and_vector(tracer, &prediction, decayed.value).ok_or(Miss("the prediction is not read from the decayed state".into()))?;
+    let k_again = read_slice(tracer, scan, &mut atoms, &axes, &prediction.operand(prediction_key_side))?;
+    if k_again.sequence != k.sequence {
+        return miss("the prediction and the outer product use different keys");
+    }
+    let prediction_axes = dot(&mut atoms, &prediction, prediction_state_side, &axes[state], &k_again.axes)?;
+    pair_all(&mut atoms, &prediction_axes, &v.axes)?;
+    let beta_slice = read_slice(tracer, scan, &mut atoms, &axes, &beta)?;
+    pair_all(&mut atoms, &beta_slice.axes, &v.axes)?;
+    let outer_axes = dot_axes(&mut atoms, &k.axes, &v.axes, &numbers)?;
+    for (o, s) in outer_axes.iter().zip(&axes[state]) {
+        atoms.unify(o, s)?;
+    }
+
+    // Every sequence's time axis is the output's.
+    for sequence in [q.sequence, k.sequence, v.sequence, g.sequence, beta_slice.sequence] {
+        atoms.unify(&axes[sequence][0], &time)?;
+    }
+    // Roles: the key dim is what k_t and q_t contract with the state; the value dim is v's.
+    let leaves = |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
+    let state_roles = leaves(&atoms, &axes[state]);
+    let key_dim = atoms.leaves(k.axes.last().expect("k has axes"));
+    let value_dim = atoms.leaves(v.axes.last().expect("v has axes"));
+    let batch_like: Vec<Vec<Atom>> = state_roles.iter().filter(|r| **r != key_dim && **r != value_dim).cloned().collect();
+    let all: Vec<Atom> = state_roles.concat();
+    let distinct = all.iter().enumerate().all(|(i, a)| !all[..i].contains(a));
+    if key_dim.is_empty() || value_dim.is_empty() || batch_like.len() != 2 || !distinct || key_dim == value_dim {
+        return miss("the body's products do not form the gated delta rule (state, key and value axes do not line up)");
+    }
+    for (name, slice, expected) in [
+        ("q", &q, vec![key_dim.clone()]),
+        ("k", &k, vec![key_dim.clone()]),
+        ("v", &v, vec![value_dim.clone()]),
+    ] {
+        let slice_leaves = leaves(&atoms, &slice.axes);
+        if slice_leaves.last() != expected.last() || slice_leaves.len() != 3 {
+            return miss(format!("{name} does not enter the rule along its last axis"));
+        }
+    }
+
+    // Outside the loop: the sequences' sources, batch and heads told apart by Q's layout.
+    let sources = [q.sequence, k.sequence, v.sequence, g.sequence, beta_slice.sequence];
+    let mut chains = Vec::new();
+    for (index, &sequence) in sources.iter().enumerate() {
+        let init = Traced::outer(op.operand(sequence).expect("carried"));
+        // The rule runs in f32 on the inputs' values: widening converts are part of it.
+        let chain = operand_chain(tracer, &mut atoms, &init, Follow { converts: true, scales: index == 0 })?;
+        pair_all(&mut atoms, chain.at_product(), &axes[sequence])?;
+        chains.push(chain);
+    }
+    let q_source_order: Vec<Vec<Atom>> = chains[0].axes[0].iter().map(|axis| atoms.leaves(axis)).collect();
+    let position = |role: &Vec<Atom>| q_source_order.iter().position(|axis| axis == role).unwrap_or(usize::MAX);
+    let (batch, heads) = if position(&atoms.leaves(&batch_like[0].clone())) <= position(&atoms.leaves(&batch_like[1].clone())) {
+        (batch_like[0].clone(), batch_like[1].clone())
+    } else {
+        (batch_like[1].clone(), batch_like[0].clone())
+    };
+    // Tying in the sources may have merged atoms: read every role afresh.
+    let (time, batch, heads) = (atoms.leaves(&time), atoms.leaves(&batch), atoms.leaves(&heads));
+    let (key_dim, value_dim) = (atoms.leaves(&key_dim), atoms.leaves(&value_dim));
+    let dims = [key_dim.clone(), key_dim.clone(), value_dim.clone()];
+    let mut operands = Vec::new();
+    for (index, chain) in chains.iter().enumerate() {
+        let mut groups = vec![batch.clone(), time.clone(), heads.clone()];
+        if index < 3 {
+            groups.push(dims[index].clone());
+        }
+        let name = ["q", "k", "v", "g", "beta"][index];
+        operands.push(choose_source(&atoms, &groups, chain, name)?);
+    }
+    let operands: [Operand; 5] = operands.try_into().map_err(|_| Miss("five operands".into()))?;
+    let scale = operands[0].scale;
+    let q_roles = [
+        (Role::Batch, batch.clone()),
+        (Role::Sequence, time.clone()),
+        (Role::Heads, heads.clone()),
+        (Role::HeadDim, key_dim.clone()),
+    ];
+    let layout = role_order(&atoms, &q_roles, &operands[0])
+        .and_then(|order| Layout::from_order([order[0], order[1], order[2], order[3]]))
+        .unwrap_or(Layout::BTNH);
+    for operand in &operands {
+        if !operand.value.is_outer() {
+            return miss("an input is computed inside a called function");
+        }
+    }
+    let initial = Traced::outer(op.operand(state).expect("carried"));
+    let initial_state = (tracer.splat(&initial) != Some(0.0)).then_some(initial.value);
+    if initial.element_type().as_deref() != Some("f32") {
+        return miss("the state is not f32");
+    }
+
+    let mut matched = vec![op];
+    let result: Value = op.result(output).expect("a result").into();
+    let (root, root_axes) = extend_root(&mut atoms, result, axes[output].clone(), &mut matched, true)?;
+    let root_element = Traced::outer(root).element_type().unwrap_or_default();
+    Ok(Found {
+        atoms,
+        state,
+        axes,
+        batch,
+        heads,
+        time,
+        key_dim,
+        value_dim,
+        operands,
+        initial_state,
+        scale,
+        layout,
+        root,
+        root_axes,
+        root_element,
+        matched,
+    })
+}
+
+/// A `dot_general` producing `value`.
+fn product<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, reason: &str) -> Result<Node<'c, 'a>, Miss> {
+    tracer.producer_named(value, DotGeneral::NAME).ok_or_else(|| Miss(reason.into()))
+}
+
+/// Which operand of `dot` is `state` and which the vector.
+fn state_and_vector(tracer: &Tracer, dot: &Node, state: Value) -> Option<(usize, usize)> {
+    (0..2).find(|&side| tracer.resolve(&dot.operand(side)).value == state).map(|side| (side, 1 - side))
+}
+
+/// Whether `multiply` is `S * broadcast(exp(..))` on the state argument.
+fn decays(tracer: &Tracer, scan: &Scan, multiply: &Node, state: usize) -> bool {
+    (0..2).any(|side| {
+        let (values, _) = follow_layout(tracer, &multiply.operand(1 - side), Through { converts: false, broadcasts: true });
+        multiply.operand(side).value == scan.body_arguments[state] && tracer.producer_named(&values[0], "stablehlo.exponential").is_some()
+    })
+}
+
+/// A per-step slice: which sequence, and its axes (the sequence's without time).
+struct Slice {
+    sequence: usize,
+    axes: Vec<Axis>,
+}
+
+/// `value` as the step's slice of a sequence, through layout ops.
+fn read_slice<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    scan: &Scan<'c, 'a>,
+    atoms: &mut Atoms,
+    axes: &[Vec<Axis>],
+    value: &Traced<'c, 'a>,
+) -> Result<Slice, Miss> {
+    // The slice is itself a reshape, so the layout chain may run through it.
+    let (values, steps) = follow_layout(tracer, value, Through { converts: false, broadcasts: true });
+    let (index, sequence) = values
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| scan.sliced(tracer, v).map(|sequence| (i, sequence)))
+        .ok_or(Miss("an input of the rule is not the step's slice of a sequence".into()))?;
+    let slice_axes = apply_layout(atoms, &axes[sequence][1..], &steps[index..])?;
+    Ok(Slice { sequence, axes: slice_axes })
+}
+
+/// Pairs two tensors' axes position by position (broadcast atoms match anything).
+fn pair_all(atoms: &mut Atoms, a: &[Axis], b: &[Axis]) -> Result<(), Miss> {
+    if a.len() != b.len() {
+        return miss("ranks do not match");
+    }
+    for (x, y) in a.iter().zip(b) {
+        atoms.pair(x, y)?;
+    }
+    Ok(())
+}
+
+/// The axes of a state product `dot` (state on `state_side`, a vector on the other),
+/// which contracts exactly one axis.
+fn dot(atoms: &mut Atoms, dot: &Node, state_side: usize, state_axes: &[Axis], vector_axes: &[Axis]) -> Result<Vec<Axis>, Miss> {
+    let numbers = DotGeneral::from_operation(dot.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
+    if numbers.lhs_contracting.len() != 1 {
+        return miss("a state product contracts more or less than one axis");
+    }
+    let (lhs, rhs) = if state_side == 0 { (state_axes, vector_axes) } else { (vector_axes, state_axes) };
+    dot_axes(atoms, lhs, rhs, &numbers)
+}
+
+// ---- rewriting -----------------------------------------------------------------------
+
+fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, found: Found<'c, 'a>, chunk_size: i64) {
+    let anchor = op;
+    let builder = HloBuilder::before(anchor);
+    let Found { atoms, state, axes, batch, heads, time, key_dim, value_dim, operands, initial_state, scale, layout, root, root_axes, root_element, matched, .. } = found;
+    let order = layout.order();
+    let role = |role: Role, dim: &Vec<Atom>| -> Vec<Atom> {
+        match role {
+            Role::Batch => batch.clone(),
+            Role::Sequence => time.clone(),
+            Role::Heads => heads.clone(),
+            Role::HeadDim => dim.clone(),
+        }
+    };
+    let dims = [key_dim.clone(), key_dim.clone(), value_dim.clone()];
+    let mut values = Vec::new();
+    for (index, operand) in operands.iter().enumerate() {
+        let element = operand.value.element_type().expect("a tensor");
+        let target: Vec<Axis> = if index < 3 {
+            order.iter().map(|&r| role(r, &dims[index])).collect()
+        } else {
+            order.iter().filter(|&&r| r != Role::HeadDim).map(|&r| role(r, &Vec::new())).collect()
+        };
+        values.push(materialize(&builder, &atoms, operand.value.value, &operand.axes, &element, &target));
+    }
+    let state_target = vec![batch.clone(), heads.clone(), key_dim.clone(), value_dim.clone()];
+    if let Some(initial) = initial_state {
+        values.push(materialize(&builder, &atoms, initial, &axes[state], "f32", &state_target));
+    }
+    let output_axes: Vec<Axis> = order.iter().map(|&r| role(r, &value_dim)).collect();
+    let size = |axes: &[Axis]| -> Vec<i64> { axes.iter().map(|axis| atoms.axis_size(axis)).collect() };
+    let attributes = vec![
+        ("scale", format!("{} : f32", float_literal(f64::from(scale as f32)))),
+        ("chunk_size", format!("{chunk_size} : i64")),
+        ("layout", format!("\"{layout}\"")),
+    ];
+    let (output_shape, state_shape) = (size(&output_axes), size(&state_target));
+    let results = builder.op(
+        "flywheel.gated_delta",
+        &values,
+        &[(&output_shape, &root_element), (&state_shape, "f32")],
+        &attributes,
+    );
+    let o = materialize(&builder, &atoms, results[0], &output_axes, &root_element, &root_axes);
+    let final_state = materialize(&builder, &atoms, results[1], &state_target, "f32", &axes[state]);
+    let state_result: Value = op.result(state).expect("a result").into();
+    unsafe {
+        mlir_sys::mlirValueReplaceAllUsesOfWith(root.to_raw(), o.to_raw());
+        mlir_sys::mlirValueReplaceAllUsesOfWith(state_result.to_raw(), final_state.to_raw());
+    }
+    erase_dead(tracer, &matched);
+}
