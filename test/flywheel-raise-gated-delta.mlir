@@ -1,7 +1,8 @@
-// flywheel-raise-gated-delta on JAX's per-token Gated DeltaNet (lax.scan -> while): the
-// loop becomes one flywheel.gated_delta on the layer's q, k, v, g, beta (the prelude that
-// computes them stays), and recurrences that are not the gated delta rule are left alone
-// with a remark. raise + lower-to-stablehlo is checked against the originals on the CPU
+// flywheel-raise-gated-delta on JAX's Gated DeltaNet, per token (lax.scan -> while) and
+// chunked (cumsum, decay matrix, K Kᵀ, triangular solve, WY, chunk scan): either becomes
+// one flywheel.gated_delta on the layer's q, k, v, g, beta (the prelude that computes
+// them stays), and programs that are not the gated delta rule are left alone with a
+// remark. raise + lower-to-stablehlo is checked against the originals on the CPU
 // plugin by the suite's pjrt::raise_roundtrip tests.
 
 // f32: q arrives scaled by dk^-1/2 (a constant multiply), which becomes `scale`.
@@ -17,7 +18,16 @@
 // BF16: "flywheel.gated_delta"({{.*}}) {chunk_size = 16 : i64, layout = "BTNH", scale = 1.000000e+00 : f32} : (tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xbf16>, tensor<2x2x32x32xf32>)
 // BF16-NOT: stablehlo.while
 
-// Near misses (JAX scans with another step; test/fixtures/generate.py writes them): each
+// The chunked form keeps its chunk length (16 here) whatever the option says; its
+// precompute (solve, masks, decay matrix, cumsum) goes with the loop.
+// RUN: flywheel-opt %S/fixtures/gdn_chunked_f32.mlir --flywheel-raise-gated-delta=chunk-size=64 | FileCheck %s --check-prefix=CHUNKED
+// CHUNKED: "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 16 : i64, layout = "BTNH", scale = 0.176776692 : f32}
+// CHUNKED-NOT: stablehlo.triangular_solve
+// CHUNKED-NOT: stablehlo.reduce_window
+// CHUNKED-NOT: stablehlo.while
+// CHUNKED-NOT: sym_name = "cumsum
+
+// Near misses (JAX programs with another step; test/fixtures/generate.py writes them): each
 // keeps its loop, with a remark naming what differs.
 // RUN: flywheel-opt %S/Inputs/gdn_near_miss_no_delta.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=NO-DELTA
 // NO-DELTA: remark: gated delta recurrence not raised: the update does not subtract the state's prediction (no delta rule)
@@ -35,6 +45,11 @@
 // UNGATED: remark: gated delta recurrence not raised: the state is not decayed by exp(g) before the update
 // UNGATED-NOT: flywheel.gated_delta
 // UNGATED: "stablehlo.while"
+
+// RUN: flywheel-opt %S/Inputs/gdn_near_miss_chunked_diagonal.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=CHUNKED-DIAGONAL
+// CHUNKED-DIAGONAL: remark: gated delta recurrence not raised: chunked form: A is not masked to its strictly lower triangle
+// CHUNKED-DIAGONAL-NOT: flywheel.gated_delta
+// CHUNKED-DIAGONAL: "stablehlo.triangular_solve"
 
 // Attention is not a recurrence: nothing to say, nothing changed.
 // RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION

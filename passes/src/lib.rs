@@ -5,6 +5,7 @@
 //! manager) and a `PassInfo` that the registry lists.
 
 pub mod atoms;
+pub mod gdn_chunked;
 pub mod hlo;
 pub mod lower_to_stablehlo;
 pub mod operands;

@@ -187,13 +187,11 @@ fn lower_attention<'c, 'a>(attention: AttentionOp<'c, 'a>) -> Result<(), String>
     }
 
     // Softmax over keys, in f32.
-    let rows = [batch, kv_heads, queries, group];
     let max = b.reduce(s, b.scalar(f64::NEG_INFINITY, "f32"), &[4], &scores_shape, "f32", "stablehlo.maximum");
     let max = b.broadcast_in_dim(max, &[0, 1, 2, 3], &scores_shape, "f32");
     let e = b.elementwise("stablehlo.exponential", &[b.elementwise("stablehlo.subtract", &[s, max])]);
     let sum = b.reduce(e, b.scalar(0.0, "f32"), &[4], &scores_shape, "f32", "stablehlo.add");
     let sum = b.broadcast_in_dim(sum, &[0, 1, 2, 3], &scores_shape, "f32");
-    let _ = rows;
     let p = b.elementwise("stablehlo.divide", &[e, sum]);
     let p = b.convert(p, &scores_shape, "f32", &v_element);
 

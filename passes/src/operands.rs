@@ -242,3 +242,15 @@ pub fn dot_axes(atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis], numbers: &DotDime
     Ok(axes)
 }
 
+
+/// Pairs two tensors' axes position by position (broadcast atoms match anything).
+pub fn pair_all(atoms: &mut Atoms, a: &[Axis], b: &[Axis]) -> Result<(), Miss> {
+    if a.len() != b.len() {
+        return miss("ranks do not match");
+    }
+    for (x, y) in a.iter().zip(b) {
+        atoms.pair(x, y)?;
+    }
+    Ok(())
+}
+

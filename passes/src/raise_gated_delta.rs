@@ -14,7 +14,7 @@
 use crate::{
     atoms::{Atom, Atoms, Axis},
     hlo::{float_literal, materialize, HloBuilder},
-    operands::{choose_source, dot_axes, extend_root, Follow, miss, operand_chain, role_order, Miss, Operand},
+    operands::{choose_source, dot_axes, extend_root, pair_all, Follow, miss, operand_chain, role_order, Miss, Operand},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
     trace::{apply_layout, erase_dead, follow_layout, last_operation, Node, Through, Traced, Tracer},
@@ -132,12 +132,12 @@ pub fn raise_gated_delta(module: OperationRef, remarks: bool, chunk_size: i64) -
 
 /// A `lax.scan`-shaped while loop: a step counter from 0 to `steps`, loop-invariant
 /// sequences sliced at the step, and the other carried values.
-struct Scan<'c, 'a> {
-    counter: usize,
-    steps: i64,
-    body_arguments: Vec<Value<'c, 'a>>,
-    returned: Vec<Value<'c, 'a>>,
-    invariant: Vec<bool>,
+pub(crate) struct Scan<'c, 'a> {
+    pub(crate) counter: usize,
+    pub(crate) steps: i64,
+    pub(crate) body_arguments: Vec<Value<'c, 'a>>,
+    pub(crate) returned: Vec<Value<'c, 'a>>,
+    pub(crate) invariant: Vec<bool>,
 }
 
 fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>) -> Option<Scan<'c, 'a>> {
@@ -170,7 +170,7 @@ fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>) -> Optio
 impl<'c, 'a> Scan<'c, 'a> {
     /// The loop-invariant sequence `value` is the step's slice of: `xs[t]`, as
     /// `reshape(dynamic_slice(xs, t, 0, ...))` (JAX's `dynamic_index_in_dim`).
-    fn sliced(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<usize> {
+    pub(crate) fn sliced(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<usize> {
         let reshape = tracer.producer_named(value, "stablehlo.reshape")?;
         let slice = tracer.producer_named(&reshape.operand(0), "stablehlo.dynamic_slice")?;
         let sequence = self.body_arguments.iter().position(|&a| a == tracer.resolve(&slice.operand(0)).value)?;
@@ -192,7 +192,7 @@ struct Found<'c, 'a> {
     axes: Vec<Vec<Axis>>,
     batch: Vec<Atom>,
     heads: Vec<Atom>,
-    time: Vec<Atom>,
+    pub(crate) time: Vec<Atom>,
     key_dim: Vec<Atom>,
     value_dim: Vec<Atom>,
     operands: [Operand<'c, 'a>; 5],
@@ -203,8 +203,22 @@ struct Found<'c, 'a> {
     root_axes: Vec<Axis>,
     root_element: String,
     matched: Vec<OperationRef<'c, 'a>>,
+    chunk: Option<i64>,
 }
 
+/// What a loop body computes, tied to atoms: the op's five inputs (values outside the
+/// loop, with their axes), and the roles of the state's axes.
+pub(crate) struct Body<'c, 'a> {
+    pub(crate) inputs: Vec<(Traced<'c, 'a>, Vec<Axis>)>,
+    pub(crate) time: Vec<Atom>,
+    pub(crate) key_dim: Axis,
+    pub(crate) value_dim: Axis,
+    /// The chunk length a chunked program already uses.
+    pub(crate) chunk: Option<i64>,
+}
+
+/// The loop as a whole: which carried value is the state and which the output, and the
+/// body as either form of the rule.
 fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, scan: &Scan<'c, 'a>) -> Result<Found<'c, 'a>, Miss> {
     let carried: Vec<usize> = (0..scan.returned.len()).filter(|&i| i != scan.counter && !scan.invariant[i]).collect();
     let [first, second] = carried.as_slice() else {
@@ -233,19 +247,45 @@ fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, s
     if axes[state].len() != 4 {
         return miss("the state is not [batch, heads, key dim, value dim]");
     }
-    let time = axes[output].first().cloned().ok_or(Miss("the output has no time axis".into()))?;
-    if atoms.axis_size(&time) != scan.steps {
+    if axes[output].first().map(|axis| atoms.axis_size(axis)) != Some(scan.steps) {
         return miss("the loop does not run once per output row");
     }
 
+    let loop_view = Loop { op, scan, state, output, update };
+    let body = match per_token_body(tracer, &loop_view, &mut atoms, &axes) {
+        Ok(body) => body,
+        // A row that sums two products is the chunked (WY) form.
+        Err(per_token) => match crate::gdn_chunked::chunked_body(tracer, &loop_view, &mut atoms, &axes) {
+            Some(result) => result?,
+            None => return Err(per_token),
+        },
+    };
+    finish(tracer, &loop_view, atoms, axes, body)
+}
+
+/// A scan loop with its state and output found.
+pub(crate) struct Loop<'s, 'c, 'a> {
+    pub op: OperationRef<'c, 'a>,
+    pub scan: &'s Scan<'c, 'a>,
+    pub state: usize,
+    pub output: usize,
+    /// The `dynamic_update_slice` writing the output row.
+    pub update: Node<'c, 'a>,
+}
+
+/// The per-token body: S1 = exp(g_t) S, u = beta_t (v_t - S1ᵀ k_t), S2 = S1 + k_t uᵀ,
+/// o_t = S2ᵀ q_t.
+fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, atoms: &mut Atoms, axes: &[Vec<Axis>]) -> Result<Body<'c, 'a>, Miss> {
+    let Loop { op, scan, state, output, update } = loop_view;
+    let (op, state, output) = (*op, *state, *output);
     // The readout: o_t = S2ᵀ q_t, written at the step.
     let (row_values, row_steps) = follow_layout(tracer, &update.operand(1), Through { converts: false, broadcasts: true });
     let readout = product(tracer, &row_values[0], "the output row is not a product of the state and q")?;
     let (new_state_side, q_side) = state_and_vector(tracer, &readout, scan.returned[state])
         .ok_or(Miss("the output row is not read from the updated state".into()))?;
-    let q = read_slice(tracer, scan, &mut atoms, &axes, &readout.operand(q_side))?;
-    let row_axes = dot(&mut atoms, &readout, new_state_side, &axes[state], &q.axes)?;
-    let update_axes = apply_layout(&mut atoms, &row_axes, &row_steps)?;
+    let q = read_slice(tracer, scan, atoms, &axes, &readout.operand(q_side))?;
+    let row_axes = dot(atoms, &readout, new_state_side, &axes[state], &q.axes)?;
+    let update_axes = apply_layout(atoms, &row_axes, &row_steps)?;
     if update_axes.len() != axes[output].len() || !update_axes[0].is_empty() {
         return miss("the output row does not line up with the output");
     }
@@ -265,16 +305,16 @@ fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, s
     let gate_side = (0..2).find(|&side| decay.operand(side).value != scan.body_arguments[state]).expect("one side");
     let (gate_values, gate_steps) = follow_layout(tracer, &decay.operand(gate_side), Through { converts: false, broadcasts: true });
     let exponential = tracer.producer_named(&gate_values[0], "stablehlo.exponential").expect("checked by decays");
-    let g = read_slice(tracer, scan, &mut atoms, &axes, &exponential.operand(0))?;
-    let gate_axes = apply_layout(&mut atoms, &g.axes, &gate_steps)?;
-    pair_all(&mut atoms, &gate_axes, &axes[state])?;
+    let g = read_slice(tracer, scan, atoms, &axes, &exponential.operand(0))?;
+    let gate_axes = apply_layout(atoms, &g.axes, &gate_steps)?;
+    pair_all(atoms, &gate_axes, &axes[state])?;
 
     let outer = product(tracer, &add.operand(1 - decayed_side), "the state update is not S + k uᵀ")?;
     let numbers = DotGeneral::from_operation(outer.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
     if !numbers.lhs_contracting.is_empty() {
         return miss("the state update is not an outer product k uᵀ");
     }
-    let k = read_slice(tracer, scan, &mut atoms, &axes, &outer.operand(0)).map_err(|miss| {
+    let k = read_slice(tracer, scan, atoms, &axes, &outer.operand(0)).map_err(|miss| {
         if read_slice(tracer, scan, &mut Atoms::new(), &axes, &outer.operand(1)).is_ok() {
             Miss("the state update is u kᵀ, transposed from the k uᵀ its reads assume".into())
         } else {
@@ -290,30 +330,31 @@ fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, s
         })
         .ok_or(Miss("the update is not scaled by beta".into()))?;
     let subtract = tracer.producer_named(&difference, "stablehlo.subtract").ok_or(Miss("the update does not subtract the state's prediction (no delta rule)".into()))?;
-    let v = read_slice(tracer, scan, &mut atoms, &axes, &subtract.operand(0))?;
+    let v = read_slice(tracer, scan, atoms, &axes, &subtract.operand(0))?;
     let prediction = product(tracer, &subtract.operand(1), "the delta rule does not subtract Sᵀ k")?;
     let (prediction_state_side, prediction_key_side) =
         state_and_vector(tracer, &prediction, decayed.value).ok_or(Miss("the prediction is not read from the decayed state".into()))?;
-    let k_again = read_slice(tracer, scan, &mut atoms, &axes, &prediction.operand(prediction_key_side))?;
+    let k_again = read_slice(tracer, scan, atoms, &axes, &prediction.operand(prediction_key_side))?;
     if k_again.sequence != k.sequence {
         return miss("the prediction and the outer product use different keys");
     }
-    let prediction_axes = dot(&mut atoms, &prediction, prediction_state_side, &axes[state], &k_again.axes)?;
-    pair_all(&mut atoms, &prediction_axes, &v.axes)?;
-    let beta_slice = read_slice(tracer, scan, &mut atoms, &axes, &beta)?;
-    pair_all(&mut atoms, &beta_slice.axes, &v.axes)?;
-    let outer_axes = dot_axes(&mut atoms, &k.axes, &v.axes, &numbers)?;
+    let prediction_axes = dot(atoms, &prediction, prediction_state_side, &axes[state], &k_again.axes)?;
+    pair_all(atoms, &prediction_axes, &v.axes)?;
+    let beta_slice = read_slice(tracer, scan, atoms, &axes, &beta)?;
+    pair_all(atoms, &beta_slice.axes, &v.axes)?;
+    let outer_axes = dot_axes(atoms, &k.axes, &v.axes, &numbers)?;
     for (o, s) in outer_axes.iter().zip(&axes[state]) {
         atoms.unify(o, s)?;
     }
 
+    let time = axes[output][0].clone();
     // Every sequence's time axis is the output's.
     for sequence in [q.sequence, k.sequence, v.sequence, g.sequence, beta_slice.sequence] {
         atoms.unify(&axes[sequence][0], &time)?;
     }
     // Roles: the key dim is what k_t and q_t contract with the state; the value dim is v's.
     let leaves = |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
-    let state_roles = leaves(&atoms, &axes[state]);
+    let state_roles = leaves(atoms, &axes[state]);
     let key_dim = atoms.leaves(k.axes.last().expect("k has axes"));
     let value_dim = atoms.leaves(v.axes.last().expect("v has axes"));
     let batch_like: Vec<Vec<Atom>> = state_roles.iter().filter(|r| **r != key_dim && **r != value_dim).cloned().collect();
@@ -327,20 +368,41 @@ fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, s
         ("k", &k, vec![key_dim.clone()]),
         ("v", &v, vec![value_dim.clone()]),
     ] {
-        let slice_leaves = leaves(&atoms, &slice.axes);
+        let slice_leaves = leaves(atoms, &slice.axes);
         if slice_leaves.last() != expected.last() || slice_leaves.len() != 3 {
             return miss(format!("{name} does not enter the rule along its last axis"));
         }
     }
 
+    let inputs = [q.sequence, k.sequence, v.sequence, g.sequence, beta_slice.sequence]
+        .iter()
+        .map(|&sequence| (Traced::outer(op.operand(sequence).expect("carried")), axes[sequence].clone()))
+        .collect();
+    Ok(Body {
+        inputs,
+        time,
+        key_dim: k.axes.last().expect("k has axes").clone(),
+        value_dim: v.axes.last().expect("v has axes").clone(),
+        chunk: None,
+    })
+}
+
+/// Ties the body's inputs to their sources outside the loop and reads the op's operands,
+/// layout and result.
+fn finish<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, mut atoms: Atoms, axes: Vec<Vec<Axis>>, body: Body<'c, 'a>) -> Result<Found<'c, 'a>, Miss> {
+    let Loop { op, state, output, .. } = *loop_view;
+    let leaves = |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
+    let (key_dim, value_dim) = (atoms.leaves(&body.key_dim), atoms.leaves(&body.value_dim));
+    let batch_like: Vec<Vec<Atom>> = leaves(&atoms, &axes[state]).into_iter().filter(|r| *r != key_dim && *r != value_dim).collect();
+    if batch_like.len() != 2 {
+        return miss("the state is not [batch, heads, key dim, value dim]");
+    }
     // Outside the loop: the sequences' sources, batch and heads told apart by Q's layout.
-    let sources = [q.sequence, k.sequence, v.sequence, g.sequence, beta_slice.sequence];
     let mut chains = Vec::new();
-    for (index, &sequence) in sources.iter().enumerate() {
-        let init = Traced::outer(op.operand(sequence).expect("carried"));
+    for (index, (input, input_axes)) in body.inputs.iter().enumerate() {
         // The rule runs in f32 on the inputs' values: widening converts are part of it.
-        let chain = operand_chain(tracer, &mut atoms, &init, Follow { converts: true, scales: index == 0 })?;
-        pair_all(&mut atoms, chain.at_product(), &axes[sequence])?;
+        let chain = operand_chain(tracer, &mut atoms, input, Follow { converts: true, scales: index == 0 })?;
+        pair_all(&mut atoms, chain.at_product(), input_axes)?;
         chains.push(chain);
     }
     let q_source_order: Vec<Vec<Atom>> = chains[0].axes[0].iter().map(|axis| atoms.leaves(axis)).collect();
@@ -351,7 +413,7 @@ fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, s
         (batch_like[1].clone(), batch_like[0].clone())
     };
     // Tying in the sources may have merged atoms: read every role afresh.
-    let (time, batch, heads) = (atoms.leaves(&time), atoms.leaves(&batch), atoms.leaves(&heads));
+    let (time, batch, heads) = (atoms.leaves(&body.time), atoms.leaves(&batch), atoms.leaves(&heads));
     let (key_dim, value_dim) = (atoms.leaves(&key_dim), atoms.leaves(&value_dim));
     let dims = [key_dim.clone(), key_dim.clone(), value_dim.clone()];
     let mut operands = Vec::new();
@@ -406,6 +468,7 @@ fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, s
         root_axes,
         root_element,
         matched,
+        chunk: body.chunk,
     })
 }
 
@@ -428,13 +491,13 @@ fn decays(tracer: &Tracer, scan: &Scan, multiply: &Node, state: usize) -> bool {
 }
 
 /// A per-step slice: which sequence, and its axes (the sequence's without time).
-struct Slice {
-    sequence: usize,
-    axes: Vec<Axis>,
+pub(crate) struct Slice {
+    pub(crate) sequence: usize,
+    pub(crate) axes: Vec<Axis>,
 }
 
 /// `value` as the step's slice of a sequence, through layout ops.
-fn read_slice<'c, 'a>(
+pub(crate) fn read_slice<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     scan: &Scan<'c, 'a>,
     atoms: &mut Atoms,
@@ -450,17 +513,6 @@ fn read_slice<'c, 'a>(
         .ok_or(Miss("an input of the rule is not the step's slice of a sequence".into()))?;
     let slice_axes = apply_layout(atoms, &axes[sequence][1..], &steps[index..])?;
     Ok(Slice { sequence, axes: slice_axes })
-}
-
-/// Pairs two tensors' axes position by position (broadcast atoms match anything).
-fn pair_all(atoms: &mut Atoms, a: &[Axis], b: &[Axis]) -> Result<(), Miss> {
-    if a.len() != b.len() {
-        return miss("ranks do not match");
-    }
-    for (x, y) in a.iter().zip(b) {
-        atoms.pair(x, y)?;
-    }
-    Ok(())
 }
 
 /// The axes of a state product `dot` (state on `state_side`, a vector on the other),
@@ -479,7 +531,9 @@ fn dot(atoms: &mut Atoms, dot: &Node, state_side: usize, state_axes: &[Axis], ve
 fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, found: Found<'c, 'a>, chunk_size: i64) {
     let anchor = op;
     let builder = HloBuilder::before(anchor);
-    let Found { atoms, state, axes, batch, heads, time, key_dim, value_dim, operands, initial_state, scale, layout, root, root_axes, root_element, matched, .. } = found;
+    let Found { atoms, state, axes, batch, heads, time, key_dim, value_dim, operands, initial_state, scale, layout, root, root_axes, root_element, matched, chunk } = found;
+    // A chunked program keeps its own chunk length.
+    let chunk_size = chunk.unwrap_or(chunk_size);
     let order = layout.order();
     let role = |role: Role, dim: &Vec<Atom>| -> Vec<Atom> {
         match role {

@@ -290,11 +290,18 @@ pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) {
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
         // An op used twice by the erased one may be queued twice; `erased` skips it.
     }
-    for raw in callees {
+    // A function no longer called goes, and then what only it called.
+    while let Some(raw) = callees.pop() {
         // SAFETY: functions are only erased here, each at most once.
         let callee = unsafe { OperationRef::from_raw(raw) };
-        if erased.insert(key(&callee)) && !tracer.is_called(callee) {
-            unsafe { mlir_sys::mlirOperationDestroy(callee.to_raw()) };
+        if erased.contains(&key(&callee)) || tracer.is_called(callee) {
+            continue;
         }
+        callee.walk(WalkOrder::PreOrder, |nested| {
+            callees.extend(tracer.callee(nested).map(|callee| callee.to_raw()));
+            WalkResult::Advance
+        });
+        erased.insert(key(&callee));
+        unsafe { mlir_sys::mlirOperationDestroy(callee.to_raw()) };
     }
 }

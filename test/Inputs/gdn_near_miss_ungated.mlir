@@ -76,7 +76,7 @@
 #loc6 = loc("/work/main/test/fixtures/generate.py":285:13 to :84)
 #loc7 = loc("/work/main/test/fixtures/generate.py":34:14 to :88)
 #loc8 = loc("/work/main/test/fixtures/generate.py":326:8 to :92)
-#loc9 = loc("/work/main/test/fixtures/generate.py":333:4 to :24)
+#loc9 = loc("/work/main/test/fixtures/generate.py":336:4 to :24)
 #loc10 = loc("/work/main/test/fixtures/generate.py":286:34 to :72)
 #loc11 = loc("/work/main/test/fixtures/generate.py":286:19 to :77)
 #loc13 = loc("/work/main/test/fixtures/generate.py":318:29 to :44)
