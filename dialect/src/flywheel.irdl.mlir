@@ -37,6 +37,8 @@
 //            p_j = 1 / Tk (JAX's finite mask fill gives the same)
 //     o[i] = sum_j round(p_j to v's element type) * v[j], f32 accumulation, rounded
 //            once to o's element type.
+//   A program raised into this op may have rounded its scores to bf16 before the softmax
+//   (JAX's bf16 einsum); the op does not, so it is at least as precise as its source.
 irdl.dialect @flywheel {
   irdl.operation @attention {
     // Each constraint value binds one type or attribute, so every operand and attribute
