@@ -57,6 +57,8 @@
 // REJECTED: flywheel: error: the CPU plugin could not compile the module: {{.*}}stablehlo.frobnicate
 // RUN: flywheel run %s 2>/dev/null; test $? -eq 1
 // RUN: test ! -e %t.rejected.npz
+// RUN: not flywheel run %S/Inputs/complex.mlir 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: flywheel: error: {{.*}}complex.mlir: unsupported element type complex<f32> in tensor<2xcomplex<f32>>
 // RUN: not flywheel run %S/Inputs/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: flywheel: error: {{.*}}dynamic.mlir: dynamic shape tensor<?xf32> is not supported
 
