@@ -108,7 +108,8 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         unsafe { Type::from_raw(raw) }
     }
 
-    fn attribute(&self, text: &str) -> Attribute<'c> {
+    /// An attribute from its MLIR text.
+    pub fn attribute(&self, text: &str) -> Attribute<'c> {
         let raw = unsafe { mlirAttributeParseGet(self.context.to_ref().to_raw(), string_ref(text)) };
         assert!(!raw.ptr.is_null(), "attribute {text} parses");
         unsafe { Attribute::from_raw(raw) }

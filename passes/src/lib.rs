@@ -7,7 +7,9 @@
 pub mod atoms;
 pub mod gdn_chunked;
 pub mod hlo;
+pub mod lower_to_mosaic;
 pub mod lower_to_stablehlo;
+pub mod mosaic_attention;
 pub mod operands;
 pub mod options;
 pub mod raise_attention;

@@ -28,7 +28,7 @@ impl PassInfo {
 
 /// Every FlyWheel pass, in pipeline order.
 pub fn passes() -> &'static [PassInfo] {
-    static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::raise_gated_delta::PASS, crate::lower_to_stablehlo::PASS];
+    static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::raise_gated_delta::PASS, crate::lower_to_mosaic::PASS, crate::lower_to_stablehlo::PASS];
     PASSES
 }
 

@@ -1,0 +1,204 @@
+//! `flywheel-lower-to-mosaic`: replaces each `flywheel.attention` the baseline kernel
+//! serves with a Mosaic TPU kernel (`mosaic_attention.rs`) called through
+//! `stablehlo.custom_call @tpu_custom_call`, as Pallas does: the kernel module as
+//! generic-form text in the JSON `backend_config` (base64), with its flops, transcendentals
+//! and bytes as the cost estimate. Q, K, V are transposed to BNTH around the call. An op
+//! the kernel cannot serve stays (for the reference lowering), with a remark saying why.
+
+use crate::{
+    hlo::HloBuilder,
+    mosaic_attention::{kernel_module, KernelPlan},
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::{run_guarded, PassInfo},
+};
+use base64::Engine;
+use flywheel_dialect::{
+    diagnostics::{emit_error, emit_remark},
+    layout::Axis as Role,
+    ops::AttentionOp,
+    stablehlo::build,
+    tensor::TensorInfo,
+};
+use melior::{
+    ir::{
+        operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+        r#type::TypeId,
+        Attribute, Value, ValueLike,
+    },
+    pass::{create_external, ExternalPass, Pass},
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "128", help: "Query rows per grid step (capped at the sequence length)" },
+    OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "128", help: "Keys per grid step (capped at the sequence length)" },
+    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
+];
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-lower-to-mosaic",
+    summary: "Lower flywheel.attention to a Mosaic TPU kernel (tpu_custom_call)",
+    options: OPTIONS,
+    create,
+};
+
+fn create(options: &PassOptions) -> Pass {
+    let (block_q, block_kv, remarks) = (options.int("block-q"), options.int("block-kv"), options.bool("remarks"));
+    create_external(
+        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_mosaic(op, block_q, block_kv, remarks)),
+        TypeId::create(&PASS_ID),
+        "FlyWheelLowerToMosaic",
+        PASS.name,
+        PASS.summary,
+        "",
+        &[],
+    )
+}
+
+/// Lowers every attention under `root` the kernel serves; false on an internal error.
+pub fn lower_to_mosaic(root: OperationRef, block_q: i64, block_kv: i64, remarks: bool) -> bool {
+    let mut ops = Vec::new();
+    root.walk(WalkOrder::PostOrder, |op| {
+        if AttentionOp::from_operation(op).is_some() {
+            ops.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in ops {
+        // SAFETY: each op is erased only after it is lowered, and none is visited twice.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let attention = AttentionOp::from_operation(op).expect("collected as attention");
+        match plan(attention, block_q, block_kv) {
+            Ok(plan) => {
+                if let Err(message) = emit_kernel(attention, &plan) {
+                    emit_error(op.location(), &format!("'flywheel.attention' op: internal error emitting its kernel: {message}"));
+                    return false;
+                }
+                if remarks {
+                    let [b, h, qb, kb] = plan.grid();
+                    emit_remark(op.location(), &format!("lowered to a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, blocks {}x{})", plan.block_q, plan.block_kv));
+                }
+                unsafe { mlir_sys::mlirOperationDestroy(raw) };
+            }
+            Err(reason) => {
+                if remarks {
+                    emit_remark(op.location(), &format!("kept for the reference lowering: {reason}"));
+                }
+            }
+        }
+    }
+    true
+}
+
+fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
+    let info = TensorInfo::of_value(value).ok_or("an operand is not a ranked tensor")?;
+    let dims = info.shape.iter().map(|d| d.ok_or("dynamic shape")).collect::<Result<Vec<_>, _>>()?;
+    Ok((dims, info.element_name()))
+}
+
+/// The kernel plan for an op, or why the baseline kernel cannot serve it.
+fn plan(attention: AttentionOp, block_q: i64, block_kv: i64) -> Result<KernelPlan, String> {
+    if attention.mask().is_some() || attention.bias().is_some() || attention.q_segment_ids().is_some() {
+        return Err("masks, biases and segment ids are not in the baseline kernel yet".into());
+    }
+    if attention.window()?.is_some() {
+        return Err("sliding windows are not in the baseline kernel yet".into());
+    }
+    let layout = attention.layout()?;
+    let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
+    let ((q, input), (k, k_element), (v, v_element)) = (value(attention.q())?, value(attention.k())?, value(attention.v())?);
+    let (_, output) = shape(attention.operation().result(0).map_err(|_| "no result")?.into())?;
+    if k_element != input || v_element != input || !matches!(input.as_str(), "bf16" | "f32") || !matches!(output.as_str(), "bf16" | "f32") {
+        return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, all alike)"));
+    }
+    let at = |dims: &[i64], role: Role| dims[layout.position(role)];
+    let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
+    let (block_q, block_kv) = (block_q.min(queries), block_kv.min(keys));
+    let tiles = |length: i64, block: i64| block > 0 && length % block == 0 && (block == length || block % 8 == 0);
+    if !tiles(queries, block_q) || !tiles(keys, block_kv) {
+        return Err(format!("sequence lengths {queries}/{keys} do not tile by blocks {block_q}/{block_kv}"));
+    }
+    Ok(KernelPlan {
+        batch: at(&q, Role::Batch),
+        q_heads: attention.q_heads()?,
+        kv_heads: attention.kv_heads()?,
+        queries,
+        keys,
+        head_dim: at(&q, Role::HeadDim),
+        value_dim: at(&v, Role::HeadDim),
+        block_q,
+        block_kv,
+        input,
+        output,
+        scale: attention.scale()?,
+        causal: attention.causal()?,
+        soft_cap: attention.logit_soft_cap()?,
+    })
+}
+
+/// The `backend_config` JSON of a `tpu_custom_call`.
+fn backend_config(plan: &KernelPlan, body: &str) -> String {
+    format!(
+        "{{\"custom_call_config\": {{\"body\": \"{}\", \"cost_estimate\": {{\"flops\": {}, \"transcendentals\": {}, \"bytes_accessed\": {}, \"remote_bytes_transferred\": 0}}, \"serialization_format\": 1, \"needs_layout_passes\": true}}}}",
+        base64::engine::general_purpose::STANDARD.encode(body),
+        plan.flops(),
+        plan.transcendentals(),
+        plan.bytes_accessed()
+    )
+}
+
+fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Result<(), String> {
+    let op = attention.operation();
+    let b = HloBuilder::before(op);
+    let layout = attention.layout()?;
+    let to_bnth: Vec<i64> = [Role::Batch, Role::Heads, Role::Sequence, Role::HeadDim].iter().map(|&r| layout.position(r) as i64).collect();
+    let operand = |value: Option<Value<'c, 'a>>| -> Result<Value<'c, 'a>, String> {
+        let value = value.ok_or("missing operand")?;
+        let (dims, element) = shape(value)?;
+        Ok(b.transpose(value, &to_bnth, &dims, &element))
+    };
+    let (q, k, v) = (operand(attention.q())?, operand(attention.k())?, operand(attention.v())?);
+    let body = kernel_module(plan);
+    let context = op.context();
+    // The kernel must at least parse before libtpu sees it.
+    let parsed = unsafe {
+        mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: body.as_ptr().cast(), length: body.len() })
+    };
+    if parsed.ptr.is_null() {
+        return Err("the kernel text does not parse".into());
+    }
+    unsafe { mlir_sys::mlirModuleDestroy(parsed) };
+    let result_shape = [plan.batch, plan.q_heads, plan.queries, plan.value_dim];
+    let row_major = "dense<[3, 2, 1, 0]> : tensor<4xindex>";
+    let config = backend_config(plan, &body);
+    let config: Attribute = unsafe {
+        Attribute::from_raw(mlir_sys::mlirStringAttrGet(
+            context.to_ref().to_raw(),
+            mlir_sys::MlirStringRef { data: config.as_ptr().cast(), length: config.len() },
+        ))
+    };
+    // The call's attributes are properties, as JAX writes them; the kernel name is not.
+    let properties = [
+        ("api_version", b.attribute("1 : i32")),
+        ("backend_config", config),
+        ("call_target_name", b.attribute("\"tpu_custom_call\"")),
+        ("has_side_effect", b.attribute("false")),
+        ("operand_layouts", b.attribute(&format!("[{row_major}, {row_major}, {row_major}]"))),
+        ("result_layouts", b.attribute(&format!("[{row_major}]"))),
+    ];
+    let mut call = build("stablehlo.custom_call", op.location(), &[q, k, v], &[b.tensor_type(&result_shape, &plan.output)], &properties);
+    call.set_attribute("kernel_name", b.attribute("\"flywheel_attention\""));
+    let call = b.insert_op(call).result(0).expect("one result").into();
+    let from_bnth: Vec<i64> = layout
+        .order()
+        .iter()
+        .map(|&role| [Role::Batch, Role::Heads, Role::Sequence, Role::HeadDim].iter().position(|&r| r == role).expect("a role") as i64)
+        .collect();
+    let output = b.transpose(call, &from_bnth, &result_shape, &plan.output);
+    let result = op.result(0).map_err(|_| "no result")?;
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
+    Ok(())
+}

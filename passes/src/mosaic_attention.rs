@@ -1,0 +1,370 @@
+//! The baseline flash-attention kernel, written as a Mosaic kernel module in the
+//! serialized form libtpu reads (`stable_mosaic.<dialect>.<op>` in generic form, module
+//! attribute `stable_mosaic.version`), for `flywheel-lower-to-mosaic`.
+//!
+//! Grid (batch, query head, query block, key block); the key-block axis is the reduction
+//! (`arbitrary`), carrying the running max m, sum l and output accumulator in VMEM
+//! scratch. Per step: S = scale · Q Kᵀ (soft-capped), causal blocks wholly above the
+//! diagonal skipped and the diagonal ones masked, m' = max(m, rowmax S), P = exp(S - m'),
+//! l = e^{m-m'} l + rowsum P, acc = e^{m-m'} acc + P V; the last step writes acc / l.
+//! Operands are in BNTH so each window is a [block, head dim] tile; GQA maps query head
+//! h to key/value head h / group in the windows' index maps.
+
+use std::fmt::Write;
+
+/// What one kernel computes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelPlan {
+    pub batch: i64,
+    pub q_heads: i64,
+    pub kv_heads: i64,
+    pub queries: i64,
+    pub keys: i64,
+    pub head_dim: i64,
+    pub value_dim: i64,
+    pub block_q: i64,
+    pub block_kv: i64,
+    /// Element type of q, k, v (`bf16` or `f32`) and of the output.
+    pub input: String,
+    pub output: String,
+    pub scale: f64,
+    pub causal: bool,
+    pub soft_cap: Option<f64>,
+}
+
+/// The serialization version libtpu 0.0.50.1 accepts (what jax 0.12 writes).
+pub const MOSAIC_VERSION: i64 = 15;
+
+/// A logit no key gets after masking: finite, so a row whose keys in one block are all
+/// masked stays finite (its weight is wiped out by the rescale once an allowed key
+/// comes, and causal rows always have key 0).
+const MASKED: f64 = -0.7 * f32::MAX as f64;
+
+impl KernelPlan {
+    pub fn grid(&self) -> [i64; 4] {
+        [self.batch, self.q_heads, self.queries / self.block_q, self.keys / self.block_kv]
+    }
+
+    /// MXU flops the kernel does (causal counts the blocks it computes).
+    pub fn flops(&self) -> i64 {
+        let per_block = 2 * self.block_q * self.block_kv * (self.head_dim + self.value_dim);
+        self.batch * self.q_heads * self.computed_blocks() * per_block
+    }
+
+    pub fn transcendentals(&self) -> i64 {
+        self.batch * self.q_heads * self.computed_blocks() * self.block_q * (self.block_kv + 1)
+    }
+
+    fn computed_blocks(&self) -> i64 {
+        let [_, _, q_blocks, kv_blocks] = self.grid();
+        (0..q_blocks)
+            .map(|i| (0..kv_blocks).filter(|&j| !self.causal || j * self.block_kv <= i * self.block_q + self.block_q - 1).count() as i64)
+            .sum()
+    }
+
+    pub fn bytes_accessed(&self) -> i64 {
+        let size = |element: &str| if element == "bf16" { 2 } else { 4 };
+        let (i, o) = (size(&self.input), size(&self.output));
+        let q = self.batch * self.q_heads * self.queries * self.head_dim * i;
+        let kv = self.batch * self.kv_heads * self.keys * (self.head_dim + self.value_dim) * i;
+        let out = self.batch * self.q_heads * self.queries * self.value_dim * o;
+        q + kv + out
+    }
+}
+
+/// SSA text in generic form, one op per line.
+struct Writer {
+    text: String,
+    next: usize,
+    depth: usize,
+}
+
+fn vector(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
+    format!("vector<{dims}{element}>")
+}
+
+fn memref(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
+    format!("memref<{dims}{element}>")
+}
+
+fn float(value: f64) -> String {
+    match value {
+        f64::NEG_INFINITY => "0xFF800000".into(),
+        f64::INFINITY => "0x7F800000".into(),
+        _ => crate::hlo::float_literal(value),
+    }
+}
+
+const FAST: &str = "{fastmath = #arith.fastmath<none>}";
+
+impl Writer {
+    fn line(&mut self, text: &str) {
+        let _ = writeln!(self.text, "{}{text}", "  ".repeat(self.depth));
+    }
+
+    /// `%N = "stable_mosaic.<name>"(operands) attributes : (operand types) -> result`.
+    fn op(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str, result: &str) -> String {
+        let id = format!("%v{}", self.next);
+        self.next += 1;
+        let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
+        let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
+        let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
+        self.line(&format!(
+            "{id} = \"stable_mosaic.{name}\"({}){attributes} : ({}) -> {result}",
+            values.join(", "),
+            types.join(", ")
+        ));
+        id
+    }
+
+    /// An op without results.
+    fn effect(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str) {
+        let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
+        let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
+        let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
+        self.line(&format!("\"stable_mosaic.{name}\"({}){attributes} : ({}) -> ()", values.join(", "), types.join(", ")));
+    }
+
+    fn constant(&mut self, value: &str, r#type: &str) -> String {
+        self.op("arith.constant", &[], &format!("{{value = {value} : {type}}}"), r#type)
+    }
+
+    fn splat(&mut self, value: f64, shape: &[i64]) -> String {
+        let r#type = vector(shape, "f32");
+        self.constant(&format!("dense<{}>", float(value)), &r#type)
+    }
+
+    fn i32(&mut self, value: i64) -> String {
+        self.constant(&value.to_string(), "i32")
+    }
+
+    fn binary(&mut self, name: &str, a: &str, b: &str, r#type: &str) -> String {
+        self.op(name, &[(a, r#type), (b, r#type)], if name.ends_with('f') || name.contains("imumf") { FAST } else { "" }, r#type)
+    }
+
+    fn cmpi(&mut self, predicate: i64, a: &str, b: &str, r#type: &str, result: &str) -> String {
+        self.op("arith.cmpi", &[(a, r#type), (b, r#type)], &format!("{{predicate = {predicate} : i64}}"), result)
+    }
+
+    /// Loads a whole window or scratch buffer as a vector of `shape`.
+    fn load(&mut self, reference: &str, memref_shape: &[i64], element: &str, shape: &[i64], zero: &str) -> String {
+        let mut operands = vec![(reference.to_owned(), memref(memref_shape, element))];
+        operands.extend(memref_shape.iter().map(|_| (zero.to_owned(), "index".to_owned())));
+        let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let loaded = self.op("vector.load", &operands, "", &vector(memref_shape, element));
+        if memref_shape == shape {
+            loaded
+        } else {
+            self.op("vector.shape_cast", &[(&loaded, &vector(memref_shape, element))], "", &vector(shape, element))
+        }
+    }
+
+    fn store(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, zero: &str) {
+        let value = if memref_shape == shape {
+            value.to_owned()
+        } else {
+            self.op("vector.shape_cast", &[(value, &vector(shape, element))], "", &vector(memref_shape, element))
+        };
+        let mut operands = vec![(value, vector(memref_shape, element)), (reference.to_owned(), memref(memref_shape, element))];
+        operands.extend(memref_shape.iter().map(|_| (zero.to_owned(), "index".to_owned())));
+        let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
+        self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
+    }
+
+    /// `scf.if %condition` around `body`, no results.
+    fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
+        self.line(&format!("\"stable_mosaic.scf.if\"({condition}) ({{"));
+        self.depth += 1;
+        body(self);
+        self.line("\"stable_mosaic.scf.yield\"() : () -> ()");
+        self.depth -= 1;
+        self.line("}, {");
+        self.line("}) : (i1) -> ()");
+    }
+
+    /// `scf.if %condition -> type { then } else { otherwise }`.
+    fn choose(&mut self, condition: &str, r#type: &str, then: impl FnOnce(&mut Writer) -> String, otherwise: impl FnOnce(&mut Writer) -> String) -> String {
+        let id = format!("%v{}", self.next);
+        self.next += 1;
+        self.line(&format!("{id} = \"stable_mosaic.scf.if\"({condition}) ({{"));
+        self.depth += 1;
+        let a = then(self);
+        self.line(&format!("\"stable_mosaic.scf.yield\"({a}) : ({type}) -> ()"));
+        self.depth -= 1;
+        self.line("}, {");
+        self.depth += 1;
+        let b = otherwise(self);
+        self.line(&format!("\"stable_mosaic.scf.yield\"({b}) : ({type}) -> ()"));
+        self.depth -= 1;
+        self.line(&format!("}}) : (i1) -> {type}"));
+        id
+    }
+}
+
+/// The kernel module for `plan`, as text.
+pub fn kernel_module(plan: &KernelPlan) -> String {
+    let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
+    let (input, output) = (plan.input.as_str(), plan.output.as_str());
+    let q_window = [1, 1, bq, d];
+    let k_window = [1, 1, bk, d];
+    let v_window = [1, 1, bk, dv];
+    let o_window = [1, 1, bq, dv];
+    let (rows, scores, accumulator) = ([bq, 1], [bq, bk], [bq, dv]);
+    let mut w = Writer { text: String::new(), next: 0, depth: 2 };
+    let zero = w.constant("0", "index");
+    let kv_step = "%kv";
+    let f32s = |shape: &[i64]| vector(shape, "f32");
+
+    // First key block: reset m, l, acc.
+    let first = {
+        let c = w.i32(0);
+        w.cmpi(0, kv_step, &c, "i32", "i1")
+    };
+    w.when(&first, |w| {
+        let minus_infinity = w.splat(f64::NEG_INFINITY, &rows);
+        w.store(&minus_infinity, &rows, "%m", &rows, "f32", &zero);
+        let zeros = w.splat(0.0, &rows);
+        w.store(&zeros, &rows, "%l", &rows, "f32", &zero);
+        let zeros = w.splat(0.0, &accumulator);
+        w.store(&zeros, &accumulator, "%acc", &accumulator, "f32", &zero);
+    });
+
+    let step = |w: &mut Writer| {
+        let q = w.load("%q", &q_window, input, &[bq, d], &zero);
+        let k = w.load("%k", &k_window, input, &[bk, d], &zero);
+        let zeros = w.splat(0.0, &scores);
+        let qk = "{dimension_numbers = #tpu.dot_dimension_numbers<[1], [1], [0], [0], [0, 0, 1, 0], [], []>, transpose_lhs = false, transpose_lhs_hint = false, transpose_rhs = false}";
+        let s = w.op("tpu.matmul", &[(&q, &vector(&[bq, d], input)), (&k, &vector(&[bk, d], input)), (&zeros, &f32s(&scores))], qk, &f32s(&scores));
+        let scale = w.splat(plan.scale, &scores);
+        let mut s = w.binary("arith.mulf", &s, &scale, &f32s(&scores));
+        if let Some(cap) = plan.soft_cap {
+            let cap = w.splat(cap, &scores);
+            let divided = w.binary("arith.divf", &s, &cap, &f32s(&scores));
+            let tanh = w.op("math.tanh", &[(&divided, &f32s(&scores))], FAST, &f32s(&scores));
+            s = w.binary("arith.mulf", &tanh, &cap, &f32s(&scores));
+        }
+        if plan.causal {
+            // Only blocks crossing the diagonal need the mask: last key > first query.
+            let (block_kv, block_q) = (w.i32(bk), w.i32(bq));
+            let first_key = w.binary("arith.muli", kv_step, &block_kv, "i32");
+            let last_key_offset = w.i32(bk - 1);
+            let last_key = w.binary("arith.addi", &first_key, &last_key_offset, "i32");
+            let first_query = w.binary("arith.muli", "%qb", &block_q, "i32");
+            let crosses = w.cmpi(4, &last_key, &first_query, "i32", "i1");
+            let unmasked = s.clone();
+            s = w.choose(
+                &crosses,
+                &f32s(&scores),
+                |w| {
+                    let ints = vector(&scores, "i32");
+                    let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
+                    let row_offset = w.op("vector.broadcast", &[(&first_query, "i32")], "", &ints);
+                    let row = w.binary("arith.addi", &row, &row_offset, &ints);
+                    let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
+                    let column_offset = w.op("vector.broadcast", &[(&first_key, "i32")], "", &ints);
+                    let column = w.binary("arith.addi", &column, &column_offset, &ints);
+                    let allowed = w.cmpi(3, &column, &row, &ints, &vector(&scores, "i1"));
+                    let masked = w.splat(MASKED, &scores);
+                    w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&unmasked, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores))
+                },
+                |_| unmasked.clone(),
+            );
+        }
+        let m = w.load("%m", &rows, "f32", &rows, &zero);
+        let lowest = w.splat(f64::NEG_INFINITY, &[bq]);
+        let row_max = w.op("vector.multi_reduction", &[(&s, &f32s(&scores)), (&lowest, &f32s(&[bq]))], "{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}", &f32s(&[bq]));
+        let row_max = w.op("vector.shape_cast", &[(&row_max, &f32s(&[bq]))], "", &f32s(&rows));
+        let m_new = w.binary("arith.maximumf", &m, &row_max, &f32s(&rows));
+        let m_wide = w.op("vector.broadcast", &[(&m_new, &f32s(&rows))], "", &f32s(&scores));
+        let shifted = w.binary("arith.subf", &s, &m_wide, &f32s(&scores));
+        let p = w.op("math.exp", &[(&shifted, &f32s(&scores))], FAST, &f32s(&scores));
+        let drop = w.binary("arith.subf", &m, &m_new, &f32s(&rows));
+        let alpha = w.op("math.exp", &[(&drop, &f32s(&rows))], FAST, &f32s(&rows));
+        let l = w.load("%l", &rows, "f32", &rows, &zero);
+        let l = w.binary("arith.mulf", &alpha, &l, &f32s(&rows));
+        let zeros = w.splat(0.0, &[bq]);
+        let row_sum = w.op("vector.multi_reduction", &[(&p, &f32s(&scores)), (&zeros, &f32s(&[bq]))], "{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}", &f32s(&[bq]));
+        let row_sum = w.op("vector.shape_cast", &[(&row_sum, &f32s(&[bq]))], "", &f32s(&rows));
+        let l = w.binary("arith.addf", &l, &row_sum, &f32s(&rows));
+        w.store(&l, &rows, "%l", &rows, "f32", &zero);
+        let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+        let alpha_wide = w.op("vector.broadcast", &[(&alpha, &f32s(&rows))], "", &f32s(&accumulator));
+        let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
+        let p = if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
+        let v = w.load("%v", &v_window, input, &[bk, dv], &zero);
+        let zeros = w.splat(0.0, &accumulator);
+        let pv = "{dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, 1], [], []>, transpose_lhs = false, transpose_lhs_hint = false, transpose_rhs = false}";
+        let pv = w.op("tpu.matmul", &[(&p, &vector(&scores, input)), (&v, &vector(&[bk, dv], input)), (&zeros, &f32s(&accumulator))], pv, &f32s(&accumulator));
+        let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
+        w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
+        w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
+    };
+    if plan.causal {
+        // Key blocks wholly above the diagonal (first key > last query) are skipped.
+        let (block_kv, block_q) = (w.i32(bk), w.i32(bq));
+        let first_key = w.binary("arith.muli", kv_step, &block_kv, "i32");
+        let first_query = w.binary("arith.muli", "%qb", &block_q, "i32");
+        let last_query_offset = w.i32(bq - 1);
+        let last_query = w.binary("arith.addi", &first_query, &last_query_offset, "i32");
+        let needed = w.cmpi(3, &first_key, &last_query, "i32", "i1");
+        w.when(&needed, step);
+    } else {
+        step(&mut w);
+    }
+
+    // Last key block: write acc / l.
+    let last = {
+        let c = w.i32(plan.grid()[3] - 1);
+        w.cmpi(0, kv_step, &c, "i32", "i1")
+    };
+    w.when(&last, |w| {
+        let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+        let l = w.load("%l", &rows, "f32", &rows, &zero);
+        let l = w.op("vector.broadcast", &[(&l, &f32s(&rows))], "", &f32s(&accumulator));
+        let o = w.binary("arith.divf", &acc, &l, &f32s(&accumulator));
+        let o = if output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&accumulator))], "", &vector(&accumulator, output)) };
+        w.store(&o, &accumulator, "%o", &o_window, output, &zero);
+    });
+    w.line("\"stable_mosaic.func.return\"() : () -> ()");
+
+    let [batch, q_heads, q_blocks, kv_blocks] = plan.grid();
+    let arguments = format!(
+        "%b: i32, %h: i32, %qb: i32, %kv: i32, %q: {}, %k: {}, %v: {}, %o: {}, %m: {}, %l: {}, %acc: {}",
+        memref(&q_window, input),
+        memref(&k_window, input),
+        memref(&v_window, input),
+        memref(&o_window, output),
+        memref(&rows, "f32"),
+        memref(&rows, "f32"),
+        memref(&accumulator, "f32")
+    );
+    let argument_types: Vec<String> = arguments.split(", ").map(|a| a.split(": ").nth(1).expect("typed").to_owned()).collect();
+    let window = |shape: &[i64], transform: &str| format!("{{transform_indices = @{transform}, window_bounds = array<i64: {}>}}", shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", "));
+    let attributes = format!(
+        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {q_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}, {}, {}, {}]}}",
+        argument_types.join(", "),
+        window(&q_window, "q_blocks"),
+        window(&k_window, "kv_blocks"),
+        window(&v_window, "kv_blocks"),
+        window(&o_window, "q_blocks"),
+    );
+    let group = plan.q_heads / plan.kv_heads;
+    let transform = |name: &str, third: &str, heads: &str| {
+        format!(
+            "  \"stable_mosaic.func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"stable_mosaic.arith.constant\"() {{value = 0 : i32}} : () -> i32\n{heads}    \"stable_mosaic.func.return\"(%b, %head, {third}, %zero) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
+        )
+    };
+    let same_head = "    %head = \"stable_mosaic.arith.addi\"(%h, %zero) : (i32, i32) -> i32\n".to_owned();
+    let shared_head = format!(
+        "    %group = \"stable_mosaic.arith.constant\"() {{value = {group} : i32}} : () -> i32\n    %head = \"stable_mosaic.arith.divsi\"(%h, %group) : (i32, i32) -> i32\n"
+    );
+    format!(
+        "\"builtin.module\"() <{{sym_name = \"flywheel_attention\"}}> ({{\n  \"stable_mosaic.func.func\"() ({{\n  ^bb0({arguments}):\n{}  }}) {attributes} : () -> ()\n{}{}}}) {{stable_mosaic.version = {MOSAIC_VERSION} : i64}} : () -> ()\n",
+        w.text,
+        transform("q_blocks", "%qb", &same_head),
+        transform("kv_blocks", "%kv", &shared_head),
+    )
+}
