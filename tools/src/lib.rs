@@ -5,6 +5,7 @@
 pub mod array;
 pub mod compare;
 pub mod cpu;
+pub mod mosaic_interpreter;
 pub mod diagnostics;
 pub mod npy;
 pub mod output;

@@ -5,7 +5,10 @@
 //! - `stablehlo::<name>`: the typed StableHLO views read real JAX output.
 //! - `pjrt::<name>`: `flywheel run`/`check` on the PJRT CPU plugin against answers
 //!   computed independently.
+//! - `kernels::<config>`: emitted Mosaic kernels, interpreted, against the reference
+//!   lowering on the CPU plugin.
 
+mod kernels;
 mod lit;
 mod pjrt;
 mod roundtrip;
@@ -41,6 +44,7 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     trials.extend(lit::trials());
     trials.extend(pjrt::trials());
+    trials.extend(kernels::trials());
     trials.extend(roundtrip::trials());
     trials.extend(stablehlo_views::trials());
     libtest_mimic::run(&arguments, trials).exit();

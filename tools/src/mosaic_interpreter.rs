@@ -1,0 +1,508 @@
+//! Runs a Mosaic kernel module (the serialized form FlyWheel emits and libtpu reads) on
+//! the CPU, following Mosaic's semantics: the grid iterated in order (last axis
+//! innermost), each window's block copied in by its index map before a step and out after
+//! it, scratch buffers kept across steps. Values are held as f64 and rounded where the
+//! TPU rounds: every f32 op result to f32, `truncf` to bf16. `tpu.matmul` multiplies its
+//! (bf16 or f32) operands exactly and rounds the sum once to f32.
+//!
+//! The ops it knows are those FlyWheel's kernels use; any other is an error naming it.
+
+use crate::array::{element_count, Array, DType};
+use flywheel_dialect::{create_context, stablehlo::splat_value};
+use half::bf16;
+use melior::ir::{
+    attribute::{
+        ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
+        IntegerAttribute, StringAttribute,
+    },
+    operation::{OperationLike, OperationRef},
+    BlockLike, BlockRef, Module, RegionLike, Type, TypeLike, Value, ValueLike,
+};
+use std::collections::HashMap;
+
+/// A value while interpreting: a scalar (integer, index or i1) or a vector.
+#[derive(Clone, Debug)]
+enum Val {
+    Scalar(i64),
+    Vector(Tensor),
+}
+
+#[derive(Clone, Debug)]
+struct Tensor {
+    shape: Vec<i64>,
+    element: Element,
+    data: Vec<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Element {
+    F32,
+    BF16,
+    Int,
+}
+
+impl Element {
+    fn of(r#type: Type) -> Result<Element, String> {
+        match r#type.to_string().as_str() {
+            "f32" => Ok(Element::F32),
+            "bf16" => Ok(Element::BF16),
+            "i1" | "i32" | "index" => Ok(Element::Int),
+            other => Err(format!("unsupported element type {other}")),
+        }
+    }
+
+    fn round(self, value: f64) -> f64 {
+        match self {
+            Element::F32 => f64::from(value as f32),
+            Element::BF16 => bf16::from_f64(value).to_f64(),
+            Element::Int => value,
+        }
+    }
+}
+
+/// A memory buffer: a window's block, a scratch buffer, or a whole operand.
+#[derive(Clone, Debug)]
+struct Buffer {
+    shape: Vec<i64>,
+    element: Element,
+    data: Vec<f64>,
+}
+
+fn strides(shape: &[i64]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1] as usize;
+    }
+    strides
+}
+
+/// Every multi-index of `shape`, row-major.
+fn indices(shape: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
+    let count = element_count(shape);
+    (0..count).map(move |mut flat| {
+        let mut index = vec![0; shape.len()];
+        for d in (0..shape.len()).rev() {
+            index[d] = (flat % shape[d] as usize) as i64;
+            flat /= shape[d] as usize;
+        }
+        index
+    })
+}
+
+/// The shape and element type of a shaped type (memref or vector).
+fn shaped(r#type: Type) -> Result<(Vec<i64>, Element), String> {
+    use mlir_sys::{mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType, mlirShapedTypeGetRank, mlirTypeIsAShaped};
+    let raw = r#type.to_raw();
+    if !unsafe { mlirTypeIsAShaped(raw) } {
+        return Err(format!("{type} is not a vector or memref"));
+    }
+    let rank = unsafe { mlirShapedTypeGetRank(raw) };
+    let shape = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(raw, d as isize) }).collect();
+    Ok((shape, Element::of(unsafe { Type::from_raw(mlirShapedTypeGetElementType(raw)) })?))
+}
+
+/// The kernel and its index maps, read from a kernel module.
+struct Kernel<'c, 'a> {
+    body: BlockRef<'c, 'a>,
+    grid: Vec<i64>,
+    windows: Vec<(OperationRef<'c, 'a>, Vec<i64>)>,
+    scratch: Vec<(Vec<i64>, Element)>,
+}
+
+fn functions<'c, 'a>(module: &'a Module<'c>) -> HashMap<String, OperationRef<'c, 'a>> {
+    let mut functions = HashMap::new();
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        if let Some(name) = op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
+            functions.insert(name.value().to_owned(), op);
+        }
+        next = op.next_in_block();
+    }
+    functions
+}
+
+fn i64_array(op: &OperationRef, name: &str) -> Result<Vec<i64>, String> {
+    let array = DenseI64ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("the kernel has no '{name}'"))?)
+        .map_err(|_| format!("'{name}' is not an i64 array"))?;
+    (0..array.len()).map(|i| array.element(i).map_err(|e| e.to_string())).collect()
+}
+
+fn read_kernel<'c, 'a>(module: &'a Module<'c>) -> Result<Kernel<'c, 'a>, String> {
+    let functions = functions(module);
+    let kernel = functions.values().find(|op| op.attribute("window_params").is_ok()).copied().ok_or("no kernel function (with window_params) in the module")?;
+    let grid = i64_array(&kernel, "iteration_bounds")?;
+    let params = ArrayAttribute::try_from(kernel.attribute("window_params").map_err(|e| e.to_string())?).map_err(|_| "window_params is not an array")?;
+    let mut windows = Vec::new();
+    for i in 0..params.len() {
+        let dictionary = DictionaryAttribute::try_from(params.element(i).map_err(|e| e.to_string())?).map_err(|_| "a window param is not a dictionary")?;
+        let transform = dictionary.element_by_name("transform_indices").ok_or("a window has no transform_indices")?;
+        let name = FlatSymbolRefAttribute::try_from(transform).map_err(|_| "transform_indices is not a symbol")?.value().to_owned();
+        let bounds = DenseI64ArrayAttribute::try_from(dictionary.element_by_name("window_bounds").ok_or("a window has no window_bounds")?)
+            .map_err(|_| "window_bounds is not an i64 array")?;
+        let bounds = (0..bounds.len()).map(|i| bounds.element(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+        let function = functions.get(&name).copied().ok_or_else(|| format!("no index map @{name}"))?;
+        windows.push((function, bounds));
+    }
+    let scratch_count = IntegerAttribute::try_from(kernel.attribute("scratch_operands").map_err(|e| e.to_string())?).map_err(|_| "bad scratch_operands")?.value() as usize;
+    let body = kernel.region(0).ok().and_then(|region| region.first_block()).ok_or("the kernel has no body")?;
+    let arguments = body.argument_count();
+    let scratch = (arguments - scratch_count..arguments)
+        .map(|i| shaped(body.argument(i).expect("in range").r#type()))
+        .collect::<Result<_, _>>()?;
+    Ok(Kernel { body, grid, windows, scratch })
+}
+
+/// Runs the kernel in `module_text` on `inputs`, producing outputs of the given types.
+pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64>)]) -> Result<Vec<Array>, String> {
+    let context = create_context();
+    let module = Module::parse(&context, module_text).ok_or("the kernel module does not parse")?;
+    let kernel = read_kernel(&module)?;
+    if kernel.windows.len() != inputs.len() + outputs.len() {
+        return Err(format!("the kernel has {} windows for {} operands", kernel.windows.len(), inputs.len() + outputs.len()));
+    }
+    let element_of = |dtype: DType| match dtype {
+        DType::F32 => Ok(Element::F32),
+        DType::BF16 => Ok(Element::BF16),
+        other => Err(format!("unsupported operand type {other}")),
+    };
+    let mut memory: Vec<Buffer> = Vec::new();
+    for input in inputs {
+        memory.push(Buffer { shape: input.dims.clone(), element: element_of(input.dtype)?, data: input.values() });
+    }
+    for (dtype, dims) in outputs {
+        memory.push(Buffer { shape: dims.clone(), element: element_of(*dtype)?, data: vec![0.0; element_count(dims)] });
+    }
+    let mut scratch: Vec<Buffer> =
+        kernel.scratch.iter().map(|(shape, element)| Buffer { shape: shape.clone(), element: *element, data: vec![0.0; element_count(shape)] }).collect();
+
+    for grid_index in indices(&kernel.grid) {
+        // Copy each window's block in.
+        let mut origins = Vec::new();
+        let mut blocks: Vec<Buffer> = Vec::new();
+        for (window, (transform, bounds)) in kernel.windows.iter().enumerate() {
+            let block_index = run_index_map(*transform, &grid_index)?;
+            let origin: Vec<i64> = block_index.iter().zip(bounds).map(|(i, b)| i * b).collect();
+            let source = &memory[window];
+            let mut block = Buffer { shape: bounds.clone(), element: source.element, data: vec![0.0; element_count(bounds)] };
+            copy_in(source, &origin, &mut block)?;
+            origins.push(origin);
+            blocks.push(block);
+        }
+        let mut state = State { values: HashMap::new(), buffers: Vec::new() };
+        state.buffers.extend(blocks);
+        state.buffers.append(&mut scratch);
+        let body = kernel.body;
+        for (i, &g) in grid_index.iter().enumerate() {
+            state.values.insert(key(body.argument(i).expect("grid argument").into()), Val::Scalar(g));
+        }
+        for i in grid_index.len()..body.argument_count() {
+            state.values.insert(key(body.argument(i).expect("in range").into()), Val::Scalar((i - grid_index.len()) as i64));
+        }
+        run_block(&mut state, body)?;
+        // Copy output blocks out; keep the scratch for the next step.
+        let windows = kernel.windows.len();
+        scratch = state.buffers.split_off(windows);
+        for (window, block) in state.buffers.iter().enumerate().skip(inputs.len()) {
+            copy_out(block, &origins[window], &mut memory[window])?;
+        }
+    }
+    memory
+        .into_iter()
+        .skip(inputs.len())
+        .zip(outputs)
+        .map(|(buffer, (dtype, dims))| Ok(Array::from_values(*dtype, dims.clone(), &buffer.data)))
+        .collect()
+}
+
+/// The positions a block at `origin` covers in a buffer: (buffer offset, block offset)
+/// pairs, leaving out what falls past the buffer's end (a padded tail block).
+fn block_positions(whole: &Buffer, origin: &[i64], block_shape: &[i64]) -> Result<Vec<(usize, usize)>, String> {
+    if origin.len() != whole.shape.len() {
+        return Err("a block's rank differs from its buffer's".into());
+    }
+    let (whole_strides, block_strides) = (strides(&whole.shape), strides(block_shape));
+    Ok(indices(block_shape)
+        .filter_map(|index| {
+            let position: Vec<i64> = index.iter().zip(origin).map(|(i, o)| i + o).collect();
+            if position.iter().zip(&whole.shape).any(|(p, s)| *p >= *s) {
+                return None;
+            }
+            let w = position.iter().zip(&whole_strides).map(|(p, s)| *p as usize * s).sum();
+            let b = index.iter().zip(&block_strides).map(|(p, s)| *p as usize * s).sum();
+            Some((w, b))
+        })
+        .collect())
+}
+
+fn copy_in(whole: &Buffer, origin: &[i64], block: &mut Buffer) -> Result<(), String> {
+    for (w, b) in block_positions(whole, origin, &block.shape)? {
+        block.data[b] = whole.data[w];
+    }
+    Ok(())
+}
+
+fn copy_out(block: &Buffer, origin: &[i64], whole: &mut Buffer) -> Result<(), String> {
+    for (w, b) in block_positions(whole, origin, &block.shape)? {
+        whole.data[w] = whole.element.round(block.data[b]);
+    }
+    Ok(())
+}
+
+fn key(value: Value) -> usize {
+    value.to_raw().ptr as usize
+}
+
+struct State {
+    values: HashMap<usize, Val>,
+    buffers: Vec<Buffer>,
+}
+
+/// Runs an index map (`func.func` returning block indices) on the grid indices.
+fn run_index_map(function: OperationRef, grid_index: &[i64]) -> Result<Vec<i64>, String> {
+    let body = function.region(0).ok().and_then(|region| region.first_block()).ok_or("an index map has no body")?;
+    let mut state = State { values: HashMap::new(), buffers: Vec::new() };
+    for (i, &g) in grid_index.iter().enumerate() {
+        state.values.insert(key(body.argument(i).map_err(|_| "index map arity")?.into()), Val::Scalar(g));
+    }
+    let returned = run_block(&mut state, body)?;
+    returned.into_iter().map(|value| match value {
+        Val::Scalar(s) => Ok(s),
+        Val::Vector(_) => Err("an index map returned a vector".into()),
+    }).collect()
+}
+
+/// Runs a block's ops; returns the values its terminator (return or yield) passes.
+fn run_block(state: &mut State, block: BlockRef) -> Result<Vec<Val>, String> {
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+        let name = name.strip_prefix("stable_mosaic.").unwrap_or(&name).to_owned();
+        if matches!(name.as_str(), "func.return" | "scf.yield") {
+            return op.operands().map(|v| get(state, v)).collect();
+        }
+        let results = run_op(state, op, &name).map_err(|message| format!("{name}: {message}"))?;
+        for (result, value) in op.results().zip(results) {
+            state.values.insert(key(result.into()), value);
+        }
+        next = op.next_in_block();
+    }
+    Ok(Vec::new())
+}
+
+fn get(state: &State, value: Value) -> Result<Val, String> {
+    state.values.get(&key(value)).cloned().ok_or_else(|| "a value is used before it is defined".to_owned())
+}
+
+fn tensor(state: &State, value: Value) -> Result<Tensor, String> {
+    match get(state, value)? {
+        Val::Vector(t) => Ok(t),
+        Val::Scalar(_) => Err("expected a vector".into()),
+    }
+}
+
+fn scalar(state: &State, value: Value) -> Result<i64, String> {
+    match get(state, value)? {
+        Val::Scalar(s) => Ok(s),
+        Val::Vector(_) => Err("expected a scalar".into()),
+    }
+}
+
+fn buffer_index(state: &State, value: Value) -> Result<usize, String> {
+    scalar(state, value).map(|s| s as usize)
+}
+
+fn result_type<'c>(op: &OperationRef<'c, '_>) -> Result<Type<'c>, String> {
+    Ok(op.result(0).map_err(|_| "no result")?.r#type())
+}
+
+fn elementwise(state: &State, op: &OperationRef, f: impl Fn(f64, f64) -> f64) -> Result<Vec<Val>, String> {
+    let (a, b) = (get(state, op.operand(0).map_err(|e| e.to_string())?)?, get(state, op.operand(1).map_err(|e| e.to_string())?)?);
+    Ok(vec![match (a, b) {
+        (Val::Scalar(x), Val::Scalar(y)) => Val::Scalar(f(x as f64, y as f64) as i64),
+        (Val::Vector(x), Val::Vector(y)) => {
+            let (_, element) = shaped(result_type(op)?)?;
+            Val::Vector(Tensor { shape: x.shape.clone(), element, data: x.data.iter().zip(&y.data).map(|(&p, &q)| element.round(f(p, q))).collect() })
+        }
+        _ => return Err("mixes a scalar and a vector".into()),
+    }])
+}
+
+fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, String> {
+    let operand = |i: usize| op.operand(i).map_err(|e| e.to_string());
+    match name {
+        "arith.constant" => {
+            let value = op.attribute("value").map_err(|_| "no value")?;
+            if let Ok(integer) = IntegerAttribute::try_from(value) {
+                return Ok(vec![Val::Scalar(integer.value())]);
+            }
+            let splat = splat_value(value).ok_or("only scalar and splat constants")?;
+            let (shape, element) = shaped(result_type(&op)?)?;
+            Ok(vec![Val::Vector(Tensor { data: vec![splat; element_count(&shape)], shape, element })])
+        }
+        "arith.addi" => elementwise(state, &op, |a, b| a + b),
+        "arith.subi" => elementwise(state, &op, |a, b| a - b),
+        "arith.muli" => elementwise(state, &op, |a, b| a * b),
+        "arith.divsi" => elementwise(state, &op, |a, b| (a as i64 / b as i64) as f64),
+        "arith.addf" => elementwise(state, &op, |a, b| a + b),
+        "arith.subf" => elementwise(state, &op, |a, b| a - b),
+        "arith.mulf" => elementwise(state, &op, |a, b| a * b),
+        "arith.divf" => elementwise(state, &op, |a, b| a / b),
+        "arith.maximumf" => elementwise(state, &op, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
+        "arith.cmpi" => {
+            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?).map_err(|_| "bad predicate")?.value();
+            let test = move |a: f64, b: f64| -> f64 {
+                let holds = match predicate {
+                    0 => a == b,
+                    1 => a != b,
+                    2 => a < b,
+                    3 => a <= b,
+                    4 => a > b,
+                    5 => a >= b,
+                    _ => false,
+                };
+                f64::from(u8::from(holds))
+            };
+            if !(0..=5).contains(&predicate) {
+                return Err(format!("predicate {predicate} (only signed comparisons)"));
+            }
+            elementwise(state, &op, test)
+        }
+        "arith.select" => {
+            let (c, a, b) = (get(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
+            let data = match c {
+                Val::Scalar(s) => if s != 0 { a.data } else { b.data },
+                Val::Vector(c) => (0..a.data.len()).map(|i| if c.data[i] != 0.0 { a.data[i] } else { b.data[i] }).collect(),
+            };
+            Ok(vec![Val::Vector(Tensor { data, ..a })])
+        }
+        "arith.truncf" | "arith.extf" => {
+            let input = tensor(state, operand(0)?)?;
+            let (shape, element) = shaped(result_type(&op)?)?;
+            Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| element.round(x)).collect(), shape, element })])
+        }
+        "math.exp" | "math.tanh" => {
+            let input = tensor(state, operand(0)?)?;
+            let f: fn(f64) -> f64 = if name == "math.exp" { f64::exp } else { f64::tanh };
+            Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| input.element.round(f(x))).collect(), ..input })])
+        }
+        "tpu.iota" => {
+            let (shape, element) = shaped(result_type(&op)?)?;
+            let dimensions = DenseI32ArrayAttribute::try_from(op.attribute("dimensions").map_err(|_| "no dimensions")?).map_err(|_| "bad dimensions")?;
+            let dimension = dimensions.element(0).map_err(|e| e.to_string())? as usize;
+            let data = indices(&shape).map(|index| index[dimension] as f64).collect();
+            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+        }
+        "vector.load" => {
+            let buffer = &state.buffers[buffer_index(state, operand(0)?)?];
+            let origin: Vec<i64> = (1..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
+            let (shape, element) = shaped(result_type(&op)?)?;
+            let mut block = Buffer { shape: shape.clone(), element, data: vec![0.0; element_count(&shape)] };
+            copy_in(buffer, &origin, &mut block)?;
+            Ok(vec![Val::Vector(Tensor { shape, element, data: block.data })])
+        }
+        "tpu.vector_store" => {
+            let value = tensor(state, operand(0)?)?;
+            let index = buffer_index(state, operand(1)?)?;
+            let origin: Vec<i64> = (2..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
+            let block = Buffer { shape: value.shape.clone(), element: value.element, data: value.data };
+            copy_out(&block, &origin, &mut state.buffers[index])?;
+            Ok(Vec::new())
+        }
+        "vector.shape_cast" => {
+            let input = tensor(state, operand(0)?)?;
+            let (shape, _) = shaped(result_type(&op)?)?;
+            Ok(vec![Val::Vector(Tensor { shape, ..input })])
+        }
+        "vector.broadcast" => {
+            let (shape, element) = shaped(result_type(&op)?)?;
+            let data = match get(state, operand(0)?)? {
+                Val::Scalar(s) => vec![s as f64; element_count(&shape)],
+                Val::Vector(input) => {
+                    let offset = shape.len() - input.shape.len();
+                    let input_strides = strides(&input.shape);
+                    indices(&shape)
+                        .map(|index| {
+                            let at: usize = (0..input.shape.len())
+                                .map(|d| if input.shape[d] == 1 { 0 } else { index[d + offset] as usize } * input_strides[d])
+                                .sum();
+                            input.data[at]
+                        })
+                        .collect()
+                }
+            };
+            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+        }
+        "vector.multi_reduction" => {
+            let (input, initial) = (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?);
+            let kind = op.attribute("kind").map_err(|_| "no kind")?.to_string();
+            let dims = DenseI64ArrayAttribute::try_from(op.attribute("reduction_dims").map_err(|_| "no reduction_dims")?).map_err(|_| "bad reduction_dims")?;
+            let dims: Vec<usize> = (0..dims.len()).map(|i| dims.element(i).map(|d| d as usize).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+            let combine: fn(f64, f64) -> f64 = if kind.contains("maximumf") {
+                |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+            } else if kind.contains("add") {
+                |a, b| a + b
+            } else {
+                return Err(format!("reduction kind {kind}"));
+            };
+            let mut data = initial.data.clone();
+            let kept_strides = strides(&initial.shape);
+            for (flat, index) in indices(&input.shape).enumerate() {
+                let kept: Vec<i64> = index.iter().enumerate().filter(|(d, _)| !dims.contains(d)).map(|(_, &i)| i).collect();
+                let at: usize = kept.iter().zip(&kept_strides).map(|(i, s)| *i as usize * s).sum();
+                data[at] = input.element.round(combine(data[at], input.data[flat]));
+            }
+            Ok(vec![Val::Vector(Tensor { data, ..initial })])
+        }
+        "tpu.matmul" => {
+            let (lhs, rhs, accumulator) = (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
+            let numbers = op.attribute("dimension_numbers").map_err(|_| "no dimension_numbers")?.to_string();
+            let rhs_contracts_last = numbers.contains("<[1], [1]");
+            if !rhs_contracts_last && !numbers.contains("<[1], [0]") {
+                return Err(format!("dimension numbers {numbers}"));
+            }
+            let (m, k) = (lhs.shape[0] as usize, lhs.shape[1] as usize);
+            let n = accumulator.shape[1] as usize;
+            let mut data = accumulator.data.clone();
+            for i in 0..m {
+                for j in 0..n {
+                    let sum: f64 = (0..k)
+                        .map(|l| lhs.data[i * k + l] * if rhs_contracts_last { rhs.data[j * k + l] } else { rhs.data[l * n + j] })
+                        .sum();
+                    data[i * n + j] = f64::from((data[i * n + j] + sum) as f32);
+                }
+            }
+            Ok(vec![Val::Vector(Tensor { data, ..accumulator })])
+        }
+        "scf.if" => {
+            let condition = scalar(state, operand(0)?)?;
+            let region = op.region(if condition != 0 { 0 } else { 1 }).map_err(|e| e.to_string())?;
+            match region.first_block() {
+                Some(block) => run_block(state, block),
+                None => Ok(Vec::new()),
+            }
+        }
+        other => Err(format!("the interpreter does not know '{other}'")),
+    }
+}
+
+/// The kernel modules of a program's `tpu_custom_call`s (their `backend_config` bodies),
+/// in program order.
+pub fn kernel_bodies(module: &Module) -> Result<Vec<String>, String> {
+    use base64::Engine;
+    let mut bodies = Vec::new();
+    let mut failure = None;
+    module.as_operation().walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        let is_kernel = op.name().as_string_ref().as_str() == Ok("stablehlo.custom_call")
+            && op.attribute("call_target_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|n| n.value() == "tpu_custom_call");
+        if is_kernel {
+            let config = op.attribute("backend_config").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+            let body = config.as_deref().and_then(|c| c.split("\"body\": \"").nth(1)).and_then(|rest| rest.split('"').next());
+            match body.map(|b| base64::engine::general_purpose::STANDARD.decode(b)) {
+                Some(Ok(bytes)) => bodies.push(String::from_utf8_lossy(&bytes).into_owned()),
+                _ => failure = Some("a tpu_custom_call has no readable body".to_owned()),
+            }
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    failure.map_or(Ok(bodies), Err)
+}

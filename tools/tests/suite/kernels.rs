@@ -1,0 +1,104 @@
+//! The Mosaic kernels `flywheel-lower-to-mosaic` emits, run by the interpreter on the CPU
+//! and compared with the reference lowering of the same `flywheel.attention` run on the
+//! PJRT CPU plugin, on the same random inputs. `FLYWHEEL_KERNEL_ERRORS=1` prints each
+//! configuration's errors.
+
+use flywheel_dialect::create_context;
+use flywheel_tools::{
+    array::{Array, DType, Rng},
+    compare::{compare, Tolerance},
+    cpu::{locate_cpu_plugin, CpuRunner},
+    mosaic_interpreter::{interpret, kernel_bodies},
+    source::parse_module,
+};
+use libtest_mimic::{Failed, Trial};
+use std::process::Command;
+
+/// One kernel configuration: BNTH operands.
+struct Config {
+    name: &'static str,
+    batch: i64,
+    q_heads: i64,
+    kv_heads: i64,
+    length: i64,
+    head_dim: i64,
+    element: &'static str,
+    causal: bool,
+    soft_cap: Option<f64>,
+    /// Multiplies the random q so logits reach large magnitudes.
+    q_gain: f64,
+}
+
+const CONFIGS: &[Config] = &[
+    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, soft_cap: None, q_gain: 1.0 },
+    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, soft_cap: None, q_gain: 30.0 },
+    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, soft_cap: None, q_gain: 1.0 },
+    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, soft_cap: None, q_gain: 1.0 },
+    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, soft_cap: Some(20.0), q_gain: 10.0 },
+];
+
+pub fn trials() -> Vec<Trial> {
+    CONFIGS.iter().map(|config| Trial::test(format!("kernels::{}", config.name), move || check_kernel(config))).collect()
+}
+
+fn module(config: &Config) -> String {
+    let tensor = |heads: i64| format!("tensor<{}x{heads}x{}x{}x{}>", config.batch, config.length, config.head_dim, config.element);
+    let (q, kv) = (tensor(config.q_heads), tensor(config.kv_heads));
+    let cap = config.soft_cap.map(|c| format!(", logit_soft_cap = {c:?} : f32")).unwrap_or_default();
+    format!(
+        "func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n  %o = \"flywheel.attention\"(%q, %k, %v) {{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = {} : f32, causal = {}, layout = \"BNTH\", q_heads = {}, kv_heads = {}{cap}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n",
+        (config.head_dim as f64).powf(-0.5),
+        config.causal,
+        config.q_heads,
+        config.kv_heads
+    )
+}
+
+/// Runs one pass over `input` (written to a file of the test's own).
+fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
+    let directory = std::env::temp_dir().join(format!("flywheel-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&directory)?;
+    let path = directory.join(format!("{name}-{pass}.mlir"));
+    std::fs::write(&path, input)?;
+    let output = Command::new(env!("CARGO_BIN_EXE_flywheel-opt")).arg(&path).arg(format!("--{pass}")).output()?;
+    let _ = std::fs::remove_file(&path);
+    if !output.status.success() {
+        return Err(format!("flywheel-opt --{pass} failed:\n{}", String::from_utf8_lossy(&output.stderr)).into());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn check_kernel(config: &Config) -> Result<(), Failed> {
+    let source = module(config);
+    let with_kernel = opt(config.name, &source, "flywheel-lower-to-mosaic")?;
+    let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
+    let context = create_context();
+    let parsed = parse_module(&context, with_kernel.as_bytes()).ok_or("the kernel program does not parse")?;
+    let bodies = kernel_bodies(&parsed)?;
+    let [body] = bodies.as_slice() else {
+        return Err(format!("expected one kernel, found {}", bodies.len()).into());
+    };
+
+    let dtype = if config.element == "bf16" { DType::BF16 } else { DType::F32 };
+    let dims = |heads: i64| vec![config.batch, heads, config.length, config.head_dim];
+    let mut rng = Rng::new(11);
+    let q = Array::random(DType::F64, dims(config.q_heads), &mut rng);
+    let q = Array::from_values(dtype, q.dims.clone(), &q.values().iter().map(|x| x * config.q_gain).collect::<Vec<_>>());
+    let (k, v) = (Array::random(dtype, dims(config.kv_heads), &mut rng), Array::random(dtype, dims(config.kv_heads), &mut rng));
+    let inputs = [q, k, v];
+
+    let kernel = interpret(body, &inputs, &[(dtype, dims(config.q_heads))])?;
+    let runner = CpuRunner::load(&locate_cpu_plugin(None)?)?;
+    let expected = runner.run(reference.as_bytes(), &inputs)?;
+    let comparison = compare(&expected[0], &kernel[0], Tolerance::for_dtype(dtype));
+    if comparison.candidate_nonfinite.nan + comparison.candidate_nonfinite.inf > 0 {
+        return Err("the kernel produced NaN or Inf".into());
+    }
+    if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
+        eprintln!("{}: relative L2 {:.3e}, max abs {:.3e}", config.name, comparison.rel_l2, comparison.max_abs);
+    }
+    match comparison.failure {
+        None => Ok(()),
+        Some(failure) => Err(format!("{}: kernel vs reference: {failure}", config.name).into()),
+    }
+}
