@@ -29,6 +29,9 @@
 // RUN: flywheel profile --target v6e %t.bnth.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
 // PROFILE: {{[a-z_.0-9]+}} {{ *}}{{[1-9][0-9]*}}
 // PROFILE: total {{ *[1-9][0-9]*}}
+// The abort itself becomes one error line (the compile runs in a child process).
+// RUN: not flywheel profile --target v6e %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=ABORT
+// ABORT: flywheel: error: libtpu aborted while profiling: Static LLO profiling of {{.*}} failed: FAILED_PRECONDITION: Cannot schedule FIFO pop instruction when the FIFO is empty
 
 // What the baseline kernel does not serve stays for the reference lowering.
 // RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true})' 2>&1 | FileCheck %s --check-prefix=KEPT

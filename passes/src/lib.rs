@@ -16,8 +16,9 @@ pub mod raise_attention;
 pub mod raise_gated_delta;
 pub mod pipeline;
 pub mod registry;
+pub mod tpu_pipeline;
 pub mod trace;
 pub mod verify;
 
 pub use flywheel_dialect;
-pub use registry::{find_pass, passes, PassInfo};
+pub use registry::{find_pass, find_pipeline, passes, pipelines, PassInfo, PipelineInfo};

@@ -33,8 +33,8 @@ struct PassId;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "128", help: "Query rows per grid step (capped at the sequence length)" },
-    OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "128", help: "Keys per grid step (capped at the sequence length)" },
+    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "256", help: "Query rows per grid step (capped at the sequence length)" },
+    OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 

@@ -6,7 +6,7 @@
 //! added on its own: FlyWheel passes by the registry, nested pipelines by recursion, and
 //! everything else through `mlirOpPassManagerAddPipeline`.
 
-use crate::registry::find_pass;
+use crate::registry::{find_pass, find_pipeline};
 use melior::{pass::OperationPassManager, utility::register_all_passes, StringRef};
 use mlir_sys::{mlirOpPassManagerAddPipeline, MlirStringRef};
 use std::ffi::c_void;
@@ -130,9 +130,10 @@ pub fn add_elements(manager: OperationPassManager, elements: &[Element]) -> Resu
     for element in elements {
         match element {
             Element::Nest { op, elements } => add_elements(manager.nested_under(op), elements)?,
-            Element::Pass { name, options } => match find_pass(name) {
-                Some(info) => manager.add_pass(info.instantiate(options)?),
-                None => add_upstream(manager, &element.to_text())?,
+            Element::Pass { name, options } => match (find_pass(name), find_pipeline(name)) {
+                (Some(info), _) => manager.add_pass(info.instantiate(options)?),
+                (None, Some(pipeline)) => add_elements(manager, &parse(&pipeline.expand_with(options)?)?)?,
+                (None, None) => add_upstream(manager, &element.to_text())?,
             },
         }
     }

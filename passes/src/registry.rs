@@ -26,6 +26,34 @@ impl PassInfo {
     }
 }
 
+/// A named pipeline of passes, usable wherever a pass is (`--flywheel-tpu=target=v6e`
+/// or inside `--pass-pipeline`).
+pub struct PipelineInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub options: &'static [OptionSpec],
+    /// The pipeline's elements, as `--pass-pipeline` text without the anchor.
+    pub expand: fn(&PassOptions) -> String,
+}
+
+impl PipelineInfo {
+    /// Parses `options` and expands the pipeline.
+    pub fn expand_with(&self, options: &str) -> Result<String, String> {
+        let options = PassOptions::parse(self.options, options).map_err(|message| format!("pipeline '{}': {message}", self.name))?;
+        Ok((self.expand)(&options))
+    }
+}
+
+/// Every named pipeline.
+pub fn pipelines() -> &'static [PipelineInfo] {
+    static PIPELINES: &[PipelineInfo] = &[crate::tpu_pipeline::PIPELINE];
+    PIPELINES
+}
+
+pub fn find_pipeline(name: &str) -> Option<&'static PipelineInfo> {
+    pipelines().iter().find(|pipeline| pipeline.name == name)
+}
+
 /// Every FlyWheel pass, in pipeline order.
 pub fn passes() -> &'static [PassInfo] {
     static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::raise_gated_delta::PASS, crate::lower_to_mosaic::PASS, crate::lower_to_stablehlo::PASS];

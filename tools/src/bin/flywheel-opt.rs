@@ -6,7 +6,7 @@
 
 use clap::{CommandFactory, Parser};
 use flywheel_dialect::{create_context, verify::verify};
-use flywheel_passes::{passes, pipeline};
+use flywheel_passes::{passes, pipeline, pipelines};
 use flywheel_tools::{
     diagnostics::{render, Collector, Kind},
     output::write_atomically,
@@ -284,6 +284,13 @@ fn pass_list() -> String {
                 option.help,
                 option.default
             ));
+        }
+    }
+    text.push_str("FlyWheel pipelines (the same ways):\n");
+    for pipeline in pipelines() {
+        text.push_str(&format!("  {:<28} {}\n", pipeline.name, pipeline.summary));
+        for option in pipeline.options {
+            text.push_str(&format!("      {}=<{}>  {} (default: {})\n", option.name, option.kind_name(), option.help, option.default));
         }
     }
     text.push_str("Upstream MLIR passes (canonicalize, cse, ...) are accepted by name as well.\n");

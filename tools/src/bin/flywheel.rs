@@ -111,6 +111,8 @@ struct TpuArgs {
 enum Failure {
     /// Already reported (located diagnostics).
     Reported,
+    /// Already reported by a child; exit with this code.
+    Silent(u8),
     Module(String),
     Usage(String),
 }
@@ -137,6 +139,7 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Reported) => ExitCode::from(1),
+        Err(Failure::Silent(code)) => ExitCode::from(code),
         Err(Failure::Module(message)) => {
             eprintln!("flywheel: error: {message}");
             ExitCode::from(1)
@@ -179,9 +182,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let directory = std::env::temp_dir().join(format!("flywheel-profile-{}", std::process::id()));
             std::fs::create_dir_all(&directory)
                 .map_err(|error| Failure::Usage(format!("cannot create {}: {error}", directory.display())))?;
-            let profiled = TpuCompiler::load(&libtpu, Some(&directory))
-                .and_then(|compiler| compiler.compile(&module, tpu.target, &topology, partitioning))
-                .and_then(|_| read_profile(&directory));
+            // libtpu's static profiler can abort the process (a CHECK failure on some
+            // programs): the compile runs in a child so that becomes an error line here.
+            if let Some(worker_directory) = std::env::var_os(PROFILE_WORKER) {
+                let compiler = TpuCompiler::load(&libtpu, Some(Path::new(&worker_directory)))?;
+                compiler.compile(&module, tpu.target, &topology, partitioning)?;
+                return Ok(());
+            }
+            let profiled = profile_in_child(&directory).and_then(|()| read_profile(&directory).map_err(Failure::from));
             let _ = std::fs::remove_dir_all(&directory);
             let estimates = profiled?;
             let total: u64 = estimates.iter().map(|estimate| estimate.cycles).sum();
@@ -286,6 +294,39 @@ fn run(cli: Cli) -> Result<(), Failure> {
 
 fn types_text(specs: &[TensorSpec]) -> String {
     specs.iter().map(TensorSpec::type_text).collect::<Vec<_>>().join(", ")
+}
+
+/// Set in the child `flywheel profile` runs the compile in: the profile directory.
+const PROFILE_WORKER: &str = "FLYWHEEL_PROFILE_WORKER_DIR";
+
+/// Runs this same command as a child that compiles with the profile written to
+/// `directory`; its stderr is passed on, and an abort inside libtpu becomes an error.
+fn profile_in_child(directory: &Path) -> Result<(), Failure> {
+    let executable = std::env::current_exe().map_err(|error| Failure::Usage(format!("cannot find flywheel itself: {error}")))?;
+    let output = std::process::Command::new(executable)
+        .args(std::env::args_os().skip(1))
+        .env(PROFILE_WORKER, directory)
+        .output()
+        .map_err(|error| Failure::Usage(format!("cannot run the profiling compile: {error}")))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match output.status.code() {
+        Some(0) => {
+            eprint!("{stderr}");
+            Ok(())
+        }
+        // The child reported its own error line: pass it on with its exit code.
+        Some(code @ (1 | 2)) => {
+            eprint!("{stderr}");
+            Err(if code == 1 { Failure::Reported } else { Failure::Silent(2) })
+        }
+        _ => {
+            let reason = stderr
+                .lines()
+                .find_map(|line| line.split_once("] ").filter(|(head, _)| head.starts_with('F')).map(|(_, message)| message.to_owned()))
+                .unwrap_or_else(|| format!("the compile ended with {}", output.status));
+            Err(Failure::Module(format!("libtpu aborted while profiling: {reason}")))
+        }
+    }
 }
 
 fn topology(tpu: &TpuArgs) -> String {

@@ -1,0 +1,55 @@
+//! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
+//! verify, lower each attention the kernel serves to a Mosaic kernel (block sizes per
+//! target), and lower what is left to plain StableHLO.
+
+use crate::{
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::PipelineInfo,
+};
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation" },
+    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what each pass did and did not do" },
+];
+
+pub const PIPELINE: PipelineInfo = PipelineInfo {
+    name: "flywheel-tpu",
+    summary: "Raise, verify, lower attention to Mosaic kernels and the rest to StableHLO, for a TPU target",
+    options: OPTIONS,
+    expand,
+};
+
+/// Query and key block sizes per target: the fastest of the baseline kernel's plain
+/// grid (libtpu 0.0.50.1 static cycles, non-causal MHA 8 heads x 2048 tokens x 128,
+/// bf16): on v6e 1.96M cycles at 128x128, 599K at 256x256, 206K at 256x1024; 256x2048
+/// is faster still on v5e (192K) and tpu7x (146K). Capped at the sequence lengths.
+fn blocks(target: &str) -> (i64, i64) {
+    match target {
+        "v5e" | "v6e" | "tpu7x" => (256, 2048),
+        _ => unreachable!("a checked choice"),
+    }
+}
+
+fn expand(options: &PassOptions) -> String {
+    let remarks = options.bool("remarks");
+    let (block_q, block_kv) = blocks(options.choice("target"));
+    format!(
+        "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
+         flywheel-lower-to-mosaic{{block-q={block_q} block-kv={block_kv} remarks={remarks}}},flywheel-lower-to-stablehlo"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find_pipeline;
+
+    #[test]
+    fn expands_with_target_blocks_and_rejects_unknown_targets() {
+        let pipeline = find_pipeline("flywheel-tpu").unwrap();
+        let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
+        assert!(text.contains("flywheel-lower-to-mosaic{block-q=256 block-kv=2048 remarks=true}"), "{text}");
+        assert!(crate::pipeline::parse(&text).is_ok());
+        assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
+    }
+}

@@ -1,0 +1,31 @@
+// flywheel-tpu: the whole chain for a target, as a flag or inside --pass-pipeline.
+
+// A decoder block: its attention becomes a Mosaic kernel, the rest stays; the result
+// compiles for every target.
+// RUN: flywheel-opt %S/fixtures/attention_transformer_block_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: remark: raised to flywheel.attention (layout BTNH, 4 query / 2 key-value heads, scale 0.125, causal)
+// BLOCK: remark: lowered to a Mosaic kernel (grid 2x4x1x1, blocks 128x128)
+// RUN: FileCheck %s --check-prefix=KERNEL < %t.block.mlir
+// KERNEL: call_target_name = "tpu_custom_call"
+// KERNEL-NOT: flywheel.
+// RUN: flywheel compile --target v6e %t.block.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %S/fixtures/attention_transformer_block_bf16.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=v5e})' -o %t.v5e.mlir
+// RUN: flywheel compile --target v5e %t.v5e.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %S/fixtures/attention_transformer_block_bf16.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=tpu7x})' -o %t.tpu7x.mlir
+// RUN: flywheel compile --target tpu7x %t.tpu7x.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// COMPILE: compiled
+
+// Gated DeltaNet has no kernel yet: it is raised and lowered back to the recurrence,
+// which computes what the chunked original does.
+// RUN: flywheel-opt %S/fixtures/gdn_chunked_f32.mlir --flywheel-tpu=target=tpu7x -o %t.gdn.mlir
+// RUN: flywheel check %S/fixtures/gdn_chunked_f32.mlir %t.gdn.mlir | FileCheck %s --check-prefix=GDN
+// GDN: check: passed (2 outputs within tolerance)
+
+// A bias is not in the kernel yet: that attention goes through the reference lowering.
+// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --flywheel-tpu=target=v6e -o %t.bias.mlir
+// RUN: flywheel check %S/fixtures/attention_dpa_bias_f32.mlir %t.bias.mlir | FileCheck %s --check-prefix=BIAS
+// BIAS: check: passed (1 outputs within tolerance)
+
+// Unknown targets are an error naming the choices.
+// RUN: not flywheel-opt %S/fixtures/attention_mha_f32.mlir --flywheel-tpu=target=v7x 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: invalid value 'v7x' for option 'target' (v5e|v6e|tpu7x)
