@@ -1,0 +1,176 @@
+"""Attention anchor benchmark: libtpu static cycles for FlyWheel's kernel and the
+anchors at the benchmark shapes, on v6e and tpu7x (deviceless compiles).
+
+    .venv/bin/python bench/attention.py [--shapes quick|all] [--targets v6e,tpu7x]
+
+Prints a table (kernel, shape, static cycles, efficiency against the target's MXU peak,
+FlyWheel's speed-up over each anchor) and writes bench/results.json. Every compile is
+cached in bench/.cache by the hash of its program and target, so reruns are fast.
+
+Anchors measured today: XLA's plain jnp attention and jax's Pallas flash attention
+(default block sizes; it reads nothing from SMEM, so its static estimate is valid), and
+a large bf16 matmul as the sanity line. Splash, tokamax Splash and RPA need static
+variants (DESIGN.md, Performance method) and are not measured yet.
+"""
+
+import argparse
+import functools
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CACHE = ROOT / "bench" / ".cache"
+FLYWHEEL = ROOT / "target" / "release" / "flywheel"
+FLYWHEEL_OPT = ROOT / "target" / "release" / "flywheel-opt"
+
+# bf16 flop per cycle of the MXUs (DESIGN.md: v6e from the compiler's own ISA). tpu7x's
+# has not been derived yet.
+PEAK = {"v6e": 524288, "tpu7x": None}
+
+# (name, batch, q heads, kv heads, sequence, head dim, causal)
+SHAPES = {
+    "quick": [
+        ("mha8_s2048", 1, 8, 8, 2048, 128, False),
+        ("causal_mha8_s2048", 1, 8, 8, 2048, 128, True),
+        ("mha8_s2048_d64", 1, 8, 8, 2048, 64, False),
+    ],
+    "all": [
+        ("mha8_s2048", 1, 8, 8, 2048, 128, False),
+        ("mha8_s8192", 1, 8, 8, 8192, 128, False),
+        ("causal_gqa32_8_s8192", 1, 32, 8, 8192, 128, True),
+        ("causal_mha8_s32768", 1, 8, 8, 32768, 128, True),
+        ("mha8_s8192_d256", 1, 8, 8, 8192, 256, False),
+        ("causal_gqa16_2_s8192_d256", 1, 16, 2, 8192, 256, True),
+        ("mha8_s2048_d64", 1, 8, 8, 2048, 64, False),
+    ],
+}
+
+
+def stablehlo(fn, *args):
+    lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
+    return lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
+
+
+def xla_attention(q, k, v, *, causal, scale):
+    groups = q.shape[1] // k.shape[1]
+    k, v = jnp.repeat(k, groups, axis=1), jnp.repeat(v, groups, axis=1)
+    s = jnp.einsum("bhqd,bhkd->bhqk", q, k, preferred_element_type=jnp.float32) * scale
+    if causal:
+        t = s.shape[-1]
+        s = jnp.where(jnp.tril(jnp.ones((t, t), bool)), s, -1e30)
+    p = jax.nn.softmax(s, axis=-1)
+    return jnp.einsum("bhqk,bhkd->bhqd", p.astype(v.dtype), v)
+
+
+def pallas_flash(q, k, v, *, causal, scale):
+    from jax.experimental.pallas.ops.tpu import flash_attention as fa
+    groups = q.shape[1] // k.shape[1]
+    k, v = jnp.repeat(k, groups, axis=1), jnp.repeat(v, groups, axis=1)
+    return fa.flash_attention(q, k, v, causal=causal, sm_scale=scale)
+
+
+def flywheel_program(shape, target):
+    """flywheel.attention in BNTH, through flywheel-tpu."""
+    _, b, hq, hkv, s, d, causal = shape
+    q = f"tensor<{b}x{hq}x{s}x{d}xbf16>"
+    kv = f"tensor<{b}x{hkv}x{s}x{d}xbf16>"
+    text = (
+        f"func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n"
+        f'  %o = "flywheel.attention"(%q, %k, %v) {{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, '
+        f'scale = {d ** -0.5} : f32, causal = {str(causal).lower()}, layout = "BNTH", q_heads = {hq}, '
+        f"kv_heads = {hkv}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n"
+    )
+    result = subprocess.run([str(FLYWHEEL_OPT), "-", f"--flywheel-tpu=target={target}"], input=text,
+                            capture_output=True, text=True, check=True)
+    return result.stdout
+
+
+def cycles(program, target, label):
+    """libtpu's total static cycles for `program` on `target`, cached."""
+    key = hashlib.sha256((target + "\n" + program).encode()).hexdigest()[:24]
+    cached = CACHE / f"{key}.json"
+    if cached.exists():
+        return json.loads(cached.read_text())["total_cycles"]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    source = CACHE / f"{key}.mlir"
+    source.write_text(program)
+    print(f"  compiling {label} for {target}...", file=sys.stderr, flush=True)
+    result = subprocess.run([str(FLYWHEEL), "profile", "--target", target, "--json", str(source)],
+                            capture_output=True, text=True)
+    source.unlink()
+    if result.returncode != 0:
+        error = [line for line in result.stderr.splitlines() if "flywheel: error" in line]
+        print(f"  {label} on {target}: {error[-1] if error else 'failed'}", file=sys.stderr)
+        return None
+    record = json.loads(result.stdout)
+    cached.write_text(json.dumps(record))
+    return record["total_cycles"]
+
+
+def attention_flops(shape):
+    _, b, hq, _, s, d, causal = shape
+    flops = 4 * b * hq * s * s * d
+    return flops // 2 if causal else flops
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", choices=sorted(SHAPES), default="quick")
+    parser.add_argument("--targets", default="v6e,tpu7x")
+    arguments = parser.parse_args()
+    targets = arguments.targets.split(",")
+    if not FLYWHEEL.exists():
+        subprocess.run(["cargo", "build", "--release", "-q", "--bin", "flywheel", "--bin", "flywheel-opt"],
+                       cwd=ROOT, check=True)
+
+    rows = []
+    matmul = stablehlo(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.float32).astype(jnp.bfloat16),
+                       *(jax.ShapeDtypeStruct((8192, 8192), jnp.bfloat16),) * 2)
+    for target in targets:
+        total = cycles(matmul, target, "matmul 8192^3")
+        rows.append({"kernel": "xla matmul (sanity)", "shape": "8192^3 bf16", "target": target,
+                     "cycles": total, "flops": 2 * 8192 ** 3})
+    for shape in SHAPES[arguments.shapes]:
+        name, b, hq, hkv, s, d, causal = shape
+        q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
+        kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
+        scale = d ** -0.5
+        programs = {
+            "xla jnp attention": stablehlo(functools.partial(xla_attention, causal=causal, scale=scale), q, kv, kv),
+            "pallas flash attention": stablehlo(functools.partial(pallas_flash, causal=causal, scale=scale), q, kv, kv),
+        }
+        for target in targets:
+            programs_for_target = dict(programs, **{"flywheel": flywheel_program(shape, target)})
+            for kernel, program in programs_for_target.items():
+                rows.append({"kernel": kernel, "shape": name, "target": target,
+                             "cycles": cycles(program, target, f"{kernel} {name}"),
+                             "flops": attention_flops(shape)})
+
+    for row in rows:
+        peak = PEAK.get(row["target"])
+        row["efficiency"] = row["flops"] / (row["cycles"] * peak) if row["cycles"] and peak else None
+    print(f"{'kernel':<24} {'shape':<24} {'target':<6} {'static cycles':>14} {'efficiency':>10} {'flywheel speed-up':>18}")
+    for row in rows:
+        flywheel = next((r for r in rows if r["kernel"] == "flywheel" and r["shape"] == row["shape"]
+                         and r["target"] == row["target"]), None)
+        speedup = (row["cycles"] / flywheel["cycles"]
+                   if flywheel and flywheel["cycles"] and row["cycles"] and row["kernel"] != "flywheel"
+                   and "sanity" not in row["kernel"] else None)
+        efficiency = f"{row['efficiency']:.1%}" if row["efficiency"] is not None else "n/a"
+        row["flywheel_speedup"] = speedup
+        print(f"{row['kernel']:<24} {row['shape']:<24} {row['target']:<6} {row['cycles'] or 'failed':>14} "
+              f"{efficiency:>10} {(f'{speedup:.2f}x' if speedup else ''):>18}")
+    (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print("efficiency = flops / (static cycles x MXU peak flop/cycle); tpu7x's peak is not derived yet.")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    main()
