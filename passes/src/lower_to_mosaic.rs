@@ -35,6 +35,8 @@ static PASS_ID: PassId = PassId;
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "block-q", kind: OptionKind::Int, default: "256", help: "Query rows per grid step (capped at the sequence length)" },
     OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
+    OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "512", help: "Query rows per grid step for causal attention" },
+    OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "512", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -45,10 +47,21 @@ pub const PASS: PassInfo = PassInfo {
     create,
 };
 
+/// Block sizes (query, key) for plain and for causal attention.
+#[derive(Clone, Copy, Debug)]
+pub struct Blocks {
+    pub plain: (i64, i64),
+    pub causal: (i64, i64),
+}
+
 fn create(options: &PassOptions) -> Pass {
-    let (block_q, block_kv, remarks) = (options.int("block-q"), options.int("block-kv"), options.bool("remarks"));
+    let blocks = Blocks {
+        plain: (options.int("block-q"), options.int("block-kv")),
+        causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
+    };
+    let remarks = options.bool("remarks");
     create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_mosaic(op, block_q, block_kv, remarks)),
+        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_mosaic(op, blocks, remarks)),
         TypeId::create(&PASS_ID),
         "FlyWheelLowerToMosaic",
         PASS.name,
@@ -59,7 +72,7 @@ fn create(options: &PassOptions) -> Pass {
 }
 
 /// Lowers every attention under `root` the kernel serves; false on an internal error.
-pub fn lower_to_mosaic(root: OperationRef, block_q: i64, block_kv: i64, remarks: bool) -> bool {
+pub fn lower_to_mosaic(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
     let mut ops = Vec::new();
     root.walk(WalkOrder::PostOrder, |op| {
         if AttentionOp::from_operation(op).is_some() {
@@ -71,7 +84,7 @@ pub fn lower_to_mosaic(root: OperationRef, block_q: i64, block_kv: i64, remarks:
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
-        match plan(attention, block_q, block_kv) {
+        match plan(attention, blocks) {
             Ok(plan) => {
                 if let Err(message) = emit_kernel(attention, &plan) {
                     emit_error(op.location(), &format!("'flywheel.attention' op: internal error emitting its kernel: {message}"));
@@ -100,7 +113,7 @@ fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
 }
 
 /// The kernel plan for an op, or why the baseline kernel cannot serve it.
-fn plan(attention: AttentionOp, block_q: i64, block_kv: i64) -> Result<KernelPlan, String> {
+fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if attention.mask().is_some() || attention.bias().is_some() || attention.q_segment_ids().is_some() {
         return Err("masks, biases and segment ids are not in the baseline kernel yet".into());
     }
@@ -116,6 +129,7 @@ fn plan(attention: AttentionOp, block_q: i64, block_kv: i64) -> Result<KernelPla
     }
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
+    let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
     let (block_q, block_kv) = (block_q.min(queries), block_kv.min(keys));
     let tiles = |length: i64, block: i64| block > 0 && length % block == 0 && (block == length || block % 8 == 0);
     if !tiles(queries, block_q) || !tiles(keys, block_kv) {

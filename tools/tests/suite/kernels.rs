@@ -58,7 +58,7 @@ fn module(config: &Config) -> String {
 fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     let directory = std::env::temp_dir().join(format!("flywheel-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&directory)?;
-    let path = directory.join(format!("{name}-{pass}.mlir"));
+    let path = directory.join(format!("{name}-{}.mlir", pass.split('=').next().unwrap_or(pass)));
     std::fs::write(&path, input)?;
     let output = Command::new(env!("CARGO_BIN_EXE_flywheel-opt")).arg(&path).arg(format!("--{pass}")).output()?;
     let _ = std::fs::remove_file(&path);
@@ -70,7 +70,10 @@ fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
 
 fn check_kernel(config: &Config) -> Result<(), Failed> {
     let source = module(config);
-    let with_kernel = opt(config.name, &source, "flywheel-lower-to-mosaic")?;
+    // Small, uneven blocks: several per sequence, causal ones skipped above the diagonal
+    // and masked across it.
+    let blocks = "flywheel-lower-to-mosaic=block-q=128 block-kv=128 causal-block-q=128 causal-block-kv=64";
+    let with_kernel = opt(config.name, &source, blocks)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
     let context = create_context();
     let parsed = parse_module(&context, with_kernel.as_bytes()).ok_or("the kernel program does not parse")?;
