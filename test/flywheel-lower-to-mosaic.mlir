@@ -38,7 +38,18 @@
 // KEPT: remark: kept for the reference lowering: masks, biases and segment ids are not in the baseline kernel yet
 // KEPT: "flywheel.attention"
 // KEPT-NOT: tpu_custom_call
-// RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true})' 2>&1 | FileCheck %s --check-prefix=WINDOW
-// WINDOW: remark: kept for the reference lowering: sliding windows are not in the baseline kernel yet
+// Sliding windows are served (skipping blocks outside the band, masking its edges).
+// RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true causal-block-q=64 causal-block-kv=32})' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
+// WINDOW: remark: lowered to a Mosaic kernel (grid 2x4x2x4, blocks 64x32)
+// RUN: flywheel compile --target tpu7x %t.window.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// A band that leaves a query with no key is kept (the kernel does not do uniform rows).
+// RUN: flywheel-opt %s --split-input-file --flywheel-lower-to-mosaic=remarks=true --verify-diagnostics
 // RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{block-q=48 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
 // TILES: remark: kept for the reference lowering: sequence lengths 128/128 do not tile by blocks 48/128
+
+// Queries past the 64 keys have no allowed key under window [0, 0].
+func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32> {
+  // expected-remark@below {{kept for the reference lowering: some query has no allowed key}}
+  %o = "flywheel.attention"(%q, %k, %v) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.125 : f32, causal = false, window = array<i64: 0, 0>, layout = "BNTH", q_heads = 2, kv_heads = 2} : (tensor<1x2x128x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32>
+  return %o : tensor<1x2x128x64xf32>
+}

@@ -117,9 +117,6 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if attention.mask().is_some() || attention.bias().is_some() || attention.q_segment_ids().is_some() {
         return Err("masks, biases and segment ids are not in the baseline kernel yet".into());
     }
-    if attention.window()?.is_some() {
-        return Err("sliding windows are not in the baseline kernel yet".into());
-    }
     let layout = attention.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) = (value(attention.q())?, value(attention.k())?, value(attention.v())?);
@@ -135,7 +132,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if !tiles(queries, block_q) || !tiles(keys, block_kv) {
         return Err(format!("sequence lengths {queries}/{keys} do not tile by blocks {block_q}/{block_kv}"));
     }
-    Ok(KernelPlan {
+    let plan = KernelPlan {
         batch: at(&q, Role::Batch),
         q_heads: attention.q_heads()?,
         kv_heads: attention.kv_heads()?,
@@ -149,8 +146,13 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         output,
         scale: attention.scale()?,
         causal: attention.causal()?,
+        window: attention.window()?,
         soft_cap: attention.logit_soft_cap()?,
-    })
+    };
+    if !plan.every_row_attends() {
+        return Err("some query has no allowed key (its row would be uniform over all keys, which the kernel does not do)".into());
+    }
+    Ok(plan)
 }
 
 /// The `backend_config` JSON of a `tpu_custom_call`.

@@ -4,8 +4,8 @@
 //!
 //! Grid (batch, query head, query block, key block); the key-block axis is the reduction
 //! (`arbitrary`), carrying the running max m, sum l and output accumulator in VMEM
-//! scratch. Per step: S = scale · Q Kᵀ (soft-capped), causal blocks wholly above the
-//! diagonal skipped and the diagonal ones masked, m' = max(m, rowmax S), P = exp(S - m'),
+//! scratch. Per step: S = scale · Q Kᵀ (soft-capped), key blocks wholly outside the
+//! causal/window band skipped and those its edges cross masked, m' = max(m, rowmax S), P = exp(S - m'),
 //! l = e^{m-m'} l + rowsum P, acc = e^{m-m'} acc + P V; the last step writes acc / l.
 //! Operands are in BNTH so each window is a [block, head dim] tile; GQA maps query head
 //! h to key/value head h / group in the windows' index maps.
@@ -29,6 +29,8 @@ pub struct KernelPlan {
     pub output: String,
     pub scale: f64,
     pub causal: bool,
+    /// `(left, right)`: key j allowed for query i only if i - left <= j <= i + right.
+    pub window: Option<(i64, i64)>,
     pub soft_cap: Option<f64>,
 }
 
@@ -37,7 +39,7 @@ pub const MOSAIC_VERSION: i64 = 15;
 
 /// A logit no key gets after masking: finite, so a row whose keys in one block are all
 /// masked stays finite (its weight is wiped out by the rescale once an allowed key
-/// comes, and causal rows always have key 0).
+/// comes, and every row has one: the planner keeps ops where a row could have none).
 const MASKED: f64 = -0.7 * f32::MAX as f64;
 
 impl KernelPlan {
@@ -55,11 +57,38 @@ impl KernelPlan {
         self.batch * self.q_heads * self.computed_blocks() * self.block_q * (self.block_kv + 1)
     }
 
+    /// The allowed band of key positions around each query: j >= i - left (if bounded)
+    /// and j <= i + right (if bounded), combining `causal` and `window`.
+    pub fn band(&self) -> (Option<i64>, Option<i64>) {
+        let right = match (self.causal, self.window) {
+            (true, Some((_, right))) => Some(right.min(0)),
+            (true, None) => Some(0),
+            (false, window) => window.map(|(_, right)| right),
+        };
+        (self.window.map(|(left, _)| left), right)
+    }
+
+    /// Whether every query has at least one allowed key.
+    pub fn every_row_attends(&self) -> bool {
+        let (left, right) = self.band();
+        (0..self.queries).all(|i| {
+            let first = left.map_or(0, |l| (i - l).max(0));
+            let last = right.map_or(self.keys - 1, |r| (i + r).min(self.keys - 1));
+            first <= last
+        })
+    }
+
+    /// Whether the key block `j` holds an allowed key for some query of block `i`.
+    fn needed(&self, i: i64, j: i64) -> bool {
+        let (left, right) = self.band();
+        let (q0, q1) = (i * self.block_q, i * self.block_q + self.block_q - 1);
+        let (k0, k1) = (j * self.block_kv, j * self.block_kv + self.block_kv - 1);
+        right.is_none_or(|r| k0 <= q1 + r) && left.is_none_or(|l| k1 >= q0 - l)
+    }
+
     fn computed_blocks(&self) -> i64 {
         let [_, _, q_blocks, kv_blocks] = self.grid();
-        (0..q_blocks)
-            .map(|i| (0..kv_blocks).filter(|&j| !self.causal || j * self.block_kv <= i * self.block_q + self.block_q - 1).count() as i64)
-            .sum()
+        (0..q_blocks).map(|i| (0..kv_blocks).filter(|&j| self.needed(i, j)).count() as i64).sum()
     }
 
     pub fn bytes_accessed(&self) -> i64 {
@@ -204,6 +233,51 @@ impl Writer {
     }
 }
 
+/// The block tests of a banded (causal or windowed) kernel, computed once per step.
+struct BandTests {
+    left: Option<i64>,
+    right: Option<i64>,
+    first_query: String,
+    first_key: String,
+    /// The key block holds an allowed key for some query of the query block.
+    needed: String,
+    /// Some (query, key) pair of the blocks is outside the band: the block needs the mask.
+    crosses: String,
+}
+
+fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTests> {
+    let (left, right) = plan.band();
+    if left.is_none() && right.is_none() {
+        return None;
+    }
+    let (bq, bk) = (plan.block_q, plan.block_kv);
+    let (block_kv, block_q) = (w.i32(bk), w.i32(bq));
+    let first_key = w.binary("arith.muli", kv_step, &block_kv, "i32");
+    let last_key_offset = w.i32(bk - 1);
+    let last_key = w.binary("arith.addi", &first_key, &last_key_offset, "i32");
+    let first_query = w.binary("arith.muli", "%qb", &block_q, "i32");
+    let last_query_offset = w.i32(bq - 1);
+    let last_query = w.binary("arith.addi", &first_query, &last_query_offset, "i32");
+    let (mut needed, mut crosses) = (Vec::new(), Vec::new());
+    if let Some(right) = right {
+        let offset = w.i32(right);
+        let (last_allowed_first, last_allowed_last) =
+            (w.binary("arith.addi", &first_query, &offset, "i32"), w.binary("arith.addi", &last_query, &offset, "i32"));
+        needed.push(w.cmpi(3, &first_key, &last_allowed_last, "i32", "i1"));
+        crosses.push(w.cmpi(4, &last_key, &last_allowed_first, "i32", "i1"));
+    }
+    if let Some(left) = left {
+        let offset = w.i32(left);
+        let (first_allowed_first, first_allowed_last) =
+            (w.binary("arith.subi", &first_query, &offset, "i32"), w.binary("arith.subi", &last_query, &offset, "i32"));
+        needed.push(w.cmpi(5, &last_key, &first_allowed_first, "i32", "i1"));
+        crosses.push(w.cmpi(2, &first_key, &first_allowed_last, "i32", "i1"));
+    }
+    let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1")).expect("a bound");
+    let crosses = crosses.into_iter().reduce(|a, b| w.binary("arith.ori", &a, &b, "i1")).expect("a bound");
+    Some(BandTests { left, right, first_query, first_key, needed, crosses })
+}
+
 /// The kernel module for `plan`, as text.
 pub fn kernel_module(plan: &KernelPlan) -> String {
     let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
@@ -232,6 +306,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         w.store(&zeros, &accumulator, "%acc", &accumulator, "f32", &zero);
     });
 
+    let band = band_tests(&mut w, plan, kv_step);
     let step = |w: &mut Writer| {
         let q = w.load("%q", &q_window, input, &[bq, d], &zero);
         let k = w.load("%k", &k_window, input, &[bk, d], &zero);
@@ -246,29 +321,38 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
             let tanh = w.op("math.tanh", &[(&divided, &f32s(&scores))], FAST, &f32s(&scores));
             s = w.binary("arith.mulf", &tanh, &cap, &f32s(&scores));
         }
-        if plan.causal {
-            // Only blocks crossing the diagonal need the mask: last key > first query.
-            let (block_kv, block_q) = (w.i32(bk), w.i32(bq));
-            let first_key = w.binary("arith.muli", kv_step, &block_kv, "i32");
-            let last_key_offset = w.i32(bk - 1);
-            let last_key = w.binary("arith.addi", &first_key, &last_key_offset, "i32");
-            let first_query = w.binary("arith.muli", "%qb", &block_q, "i32");
-            let crosses = w.cmpi(4, &last_key, &first_query, "i32", "i1");
+        if let Some(bounds) = band.as_ref() {
+            // Only blocks the band's edges cross need the mask.
             let unmasked = s.clone();
+            let crosses = bounds.crosses.clone();
             s = w.choose(
                 &crosses,
                 &f32s(&scores),
                 |w| {
                     let ints = vector(&scores, "i32");
+                    let bools = vector(&scores, "i1");
                     let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
-                    let row_offset = w.op("vector.broadcast", &[(&first_query, "i32")], "", &ints);
+                    let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, "i32")], "", &ints);
                     let row = w.binary("arith.addi", &row, &row_offset, &ints);
                     let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
-                    let column_offset = w.op("vector.broadcast", &[(&first_key, "i32")], "", &ints);
+                    let column_offset = w.op("vector.broadcast", &[(&bounds.first_key, "i32")], "", &ints);
                     let column = w.binary("arith.addi", &column, &column_offset, &ints);
-                    let allowed = w.cmpi(3, &column, &row, &ints, &vector(&scores, "i1"));
+                    let mut conditions = Vec::new();
+                    if let Some(right) = bounds.right {
+                        // j <= i + right
+                        let offset = w.constant(&format!("dense<{right}>"), &ints);
+                        let limit = w.binary("arith.addi", &row, &offset, &ints);
+                        conditions.push(w.cmpi(3, &column, &limit, &ints, &bools));
+                    }
+                    if let Some(left) = bounds.left {
+                        // j >= i - left
+                        let offset = w.constant(&format!("dense<{left}>"), &ints);
+                        let limit = w.binary("arith.subi", &row, &offset, &ints);
+                        conditions.push(w.cmpi(5, &column, &limit, &ints, &bools));
+                    }
+                    let allowed = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)).expect("a bound");
                     let masked = w.splat(MASKED, &scores);
-                    w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&unmasked, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores))
+                    w.op("arith.select", &[(&allowed, &bools), (&unmasked, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores))
                 },
                 |_| unmasked.clone(),
             );
@@ -302,17 +386,13 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
         w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
     };
-    if plan.causal {
-        // Key blocks wholly above the diagonal (first key > last query) are skipped.
-        let (block_kv, block_q) = (w.i32(bk), w.i32(bq));
-        let first_key = w.binary("arith.muli", kv_step, &block_kv, "i32");
-        let first_query = w.binary("arith.muli", "%qb", &block_q, "i32");
-        let last_query_offset = w.i32(bq - 1);
-        let last_query = w.binary("arith.addi", &first_query, &last_query_offset, "i32");
-        let needed = w.cmpi(3, &first_key, &last_query, "i32", "i1");
-        w.when(&needed, step);
-    } else {
-        step(&mut w);
+    match band.as_ref() {
+        // Key blocks wholly outside the band are skipped.
+        Some(bounds) => {
+            let needed = bounds.needed.clone();
+            w.when(&needed, step);
+        }
+        None => step(&mut w),
     }
 
     // Last key block: write acc / l.

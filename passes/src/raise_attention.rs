@@ -848,6 +848,9 @@ fn window_attributes(atoms: &Atoms, roles: &Roles, masks: &Masks, (queries, keys
             return miss("masked with -inf and some query has no key: its row would be NaN");
         }
     }
+    if left.is_some_and(|l| l < 0) || right.is_some_and(|r| r < 0) {
+        return miss("a mask band excludes the diagonal, which causal and window cannot express");
+    }
     Ok(match (left, right) {
         (None, None) => (false, None),
         (None, Some(0)) => (true, None),

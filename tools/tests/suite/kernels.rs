@@ -24,17 +24,20 @@ struct Config {
     head_dim: i64,
     element: &'static str,
     causal: bool,
+    window: Option<(i64, i64)>,
     soft_cap: Option<f64>,
     /// Multiplies the random q so logits reach large magnitudes.
     q_gain: f64,
 }
 
 const CONFIGS: &[Config] = &[
-    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, soft_cap: None, q_gain: 1.0 },
-    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, soft_cap: None, q_gain: 30.0 },
-    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, soft_cap: None, q_gain: 1.0 },
-    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, soft_cap: None, q_gain: 1.0 },
-    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, soft_cap: Some(20.0), q_gain: 10.0 },
+    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, q_gain: 1.0 },
+    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, q_gain: 30.0 },
+    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, q_gain: 1.0 },
+    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, q_gain: 1.0 },
+    Config { name: "causal_window_bf16", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, q_gain: 4.0 },
+    Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, q_gain: 1.0 },
+    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), q_gain: 10.0 },
 ];
 
 pub fn trials() -> Vec<Trial> {
@@ -45,8 +48,9 @@ fn module(config: &Config) -> String {
     let tensor = |heads: i64| format!("tensor<{}x{heads}x{}x{}x{}>", config.batch, config.length, config.head_dim, config.element);
     let (q, kv) = (tensor(config.q_heads), tensor(config.kv_heads));
     let cap = config.soft_cap.map(|c| format!(", logit_soft_cap = {c:?} : f32")).unwrap_or_default();
+    let window = config.window.map(|(l, r)| format!(", window = array<i64: {l}, {r}>")).unwrap_or_default();
     format!(
-        "func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n  %o = \"flywheel.attention\"(%q, %k, %v) {{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = {} : f32, causal = {}, layout = \"BNTH\", q_heads = {}, kv_heads = {}{cap}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n",
+        "func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n  %o = \"flywheel.attention\"(%q, %k, %v) {{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = {} : f32, causal = {}, layout = \"BNTH\", q_heads = {}, kv_heads = {}{cap}{window}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n",
         (config.head_dim as f64).powf(-0.5),
         config.causal,
         config.q_heads,
