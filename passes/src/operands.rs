@@ -153,7 +153,7 @@ pub fn extend_root<'c, 'a>(
     while let Some(user) = single_user(root) {
         let node = Node { op: user, calls: Vec::new() };
         let layout = matches!(node.name().as_str(), "stablehlo.transpose" | "stablehlo.reshape");
-        if !layout && !(through_converts && node.is("stablehlo.convert")) {
+        if !(layout || through_converts && node.is("stablehlo.convert")) {
             break;
         }
         let step = layout_step(&node, ANY_LAYOUT).expect("a layout op");

@@ -283,7 +283,7 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
     let readout = product(tracer, &row_values[0], "the output row is not a product of the state and q")?;
     let (new_state_side, q_side) = state_and_vector(tracer, &readout, scan.returned[state])
         .ok_or(Miss("the output row is not read from the updated state".into()))?;
-    let q = read_slice(tracer, scan, atoms, &axes, &readout.operand(q_side))?;
+    let q = read_slice(tracer, scan, atoms, axes, &readout.operand(q_side))?;
     let row_axes = dot(atoms, &readout, new_state_side, &axes[state], &q.axes)?;
     let update_axes = apply_layout(atoms, &row_axes, &row_steps)?;
     if update_axes.len() != axes[output].len() || !update_axes[0].is_empty() {
@@ -305,7 +305,7 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
     let gate_side = (0..2).find(|&side| decay.operand(side).value != scan.body_arguments[state]).expect("one side");
     let (gate_values, gate_steps) = follow_layout(tracer, &decay.operand(gate_side), Through { converts: false, broadcasts: true });
     let exponential = tracer.producer_named(&gate_values[0], "stablehlo.exponential").expect("checked by decays");
-    let g = read_slice(tracer, scan, atoms, &axes, &exponential.operand(0))?;
+    let g = read_slice(tracer, scan, atoms, axes, &exponential.operand(0))?;
     let gate_axes = apply_layout(atoms, &g.axes, &gate_steps)?;
     pair_all(atoms, &gate_axes, &axes[state])?;
 
@@ -314,8 +314,8 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
     if !numbers.lhs_contracting.is_empty() {
         return miss("the state update is not an outer product k uᵀ");
     }
-    let k = read_slice(tracer, scan, atoms, &axes, &outer.operand(0)).map_err(|miss| {
-        if read_slice(tracer, scan, &mut Atoms::new(), &axes, &outer.operand(1)).is_ok() {
+    let k = read_slice(tracer, scan, atoms, axes, &outer.operand(0)).map_err(|miss| {
+        if read_slice(tracer, scan, &mut Atoms::new(), axes, &outer.operand(1)).is_ok() {
             Miss("the state update is u kᵀ, transposed from the k uᵀ its reads assume".into())
         } else {
             miss
@@ -330,17 +330,17 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
         })
         .ok_or(Miss("the update is not scaled by beta".into()))?;
     let subtract = tracer.producer_named(&difference, "stablehlo.subtract").ok_or(Miss("the update does not subtract the state's prediction (no delta rule)".into()))?;
-    let v = read_slice(tracer, scan, atoms, &axes, &subtract.operand(0))?;
+    let v = read_slice(tracer, scan, atoms, axes, &subtract.operand(0))?;
     let prediction = product(tracer, &subtract.operand(1), "the delta rule does not subtract Sᵀ k")?;
     let (prediction_state_side, prediction_key_side) =
         state_and_vector(tracer, &prediction, decayed.value).ok_or(Miss("the prediction is not read from the decayed state".into()))?;
-    let k_again = read_slice(tracer, scan, atoms, &axes, &prediction.operand(prediction_key_side))?;
+    let k_again = read_slice(tracer, scan, atoms, axes, &prediction.operand(prediction_key_side))?;
     if k_again.sequence != k.sequence {
         return miss("the prediction and the outer product use different keys");
     }
     let prediction_axes = dot(atoms, &prediction, prediction_state_side, &axes[state], &k_again.axes)?;
     pair_all(atoms, &prediction_axes, &v.axes)?;
-    let beta_slice = read_slice(tracer, scan, atoms, &axes, &beta)?;
+    let beta_slice = read_slice(tracer, scan, atoms, axes, &beta)?;
     pair_all(atoms, &beta_slice.axes, &v.axes)?;
     let outer_axes = dot_axes(atoms, &k.axes, &v.axes, &numbers)?;
     for (o, s) in outer_axes.iter().zip(&axes[state]) {

@@ -87,10 +87,12 @@ pub fn compare(reference: &Array, candidate: &Array, tolerance: Tolerance) -> Co
         error_squares += error * error;
         reference_squares += x * x;
     }
-    comparison.rel_l2 = match (error_squares, reference_squares) {
-        (e, _) if e == 0.0 => 0.0,
-        (_, r) if r == 0.0 => f64::INFINITY,
-        (e, r) => (e / r).sqrt(),
+    comparison.rel_l2 = if error_squares == 0.0 {
+        0.0
+    } else if reference_squares == 0.0 {
+        f64::INFINITY
+    } else {
+        (error_squares / reference_squares).sqrt()
     };
     comparison.failure = if mismatched_nonfinite > 0 {
         Some(format!("{mismatched_nonfinite} elements are NaN or infinite in one output but not the other"))

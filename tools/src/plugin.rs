@@ -17,7 +17,8 @@ pub struct Padded<A> {
 }
 
 impl<A> Padded<A> {
-    /// SAFETY: `A` must be a PJRT struct, which starts with `size_t struct_size`.
+    /// # Safety
+    /// `A` must be a PJRT struct, which starts with `size_t struct_size`.
     pub unsafe fn new(args: A) -> Padded<A> {
         let mut padded = Padded { args, newer_fields: [0; 8] };
         std::ptr::from_mut(&mut padded).cast::<usize>().write(std::mem::size_of::<Padded<A>>());
@@ -52,9 +53,9 @@ impl Plugin {
     /// Calls the C-API function `select` picks from the table, its arguments `Padded`,
     /// and turns a returned error into its message.
     ///
-    /// SAFETY: `args` must be the argument struct the selected function expects (PJRT
-    /// argument structs start with `size_t struct_size`), every pointer in it valid for
-    /// the call.
+    /// # Safety
+    /// `args` must be the argument struct the selected function expects (PJRT argument
+    /// structs start with `size_t struct_size`), every pointer in it valid for the call.
     pub unsafe fn call<A: Copy>(
         &self,
         select: impl FnOnce(&PJRT_Api) -> Option<unsafe extern "C" fn(*mut A) -> *mut PJRT_Error>,
