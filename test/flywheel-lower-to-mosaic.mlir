@@ -34,10 +34,18 @@
 // ABORT: flywheel: error: libtpu aborted while profiling: Static LLO profiling of {{.*}} failed: FAILED_PRECONDITION: Cannot schedule FIFO pop instruction when the FIFO is empty
 
 // What the baseline kernel does not serve stays for the reference lowering.
-// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true})' 2>&1 | FileCheck %s --check-prefix=KEPT
-// KEPT: remark: kept for the reference lowering: masks, biases and segment ids are not in the baseline kernel yet
+// RUN: flywheel-opt %S/Inputs/segments.mlir --flywheel-lower-to-mosaic=remarks=true 2>&1 | FileCheck %s --check-prefix=KEPT
+// KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
 // KEPT: "flywheel.attention"
 // KEPT-NOT: tpu_custom_call
+// Biases and masks are extra windowed operands (the mask as i32); both compile.
+// RUN: flywheel-opt %S/fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic)' -o %t.mask.mlir
+// RUN: FileCheck %s --check-prefix=MASK < %t.mask.mlir
+// MASK: "stablehlo.convert"(%arg3) : (tensor<2x1x128x128xi1>) -> tensor<2x1x128x128xi32>
+// MASK: "stablehlo.custom_call"({{.*}} : (tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x1x128x128xi32>) -> tensor<2x4x128x64xbf16>
+// RUN: flywheel compile --target v6e %t.mask.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic)' -o %t.bias.mlir
+// RUN: flywheel compile --target v5e %t.bias.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Sliding windows are served (skipping blocks outside the band, masking its edges).
 // RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true causal-block-q=64 causal-block-kv=32})' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
 // WINDOW: remark: lowered to a Mosaic kernel (grid 2x4x2x4, blocks 64x32)

@@ -21,10 +21,12 @@
 // RUN: flywheel check %S/fixtures/gdn_chunked_f32.mlir %t.gdn.mlir | FileCheck %s --check-prefix=GDN
 // GDN: check: passed (2 outputs within tolerance)
 
-// A bias is not in the kernel yet: that attention goes through the reference lowering.
-// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --flywheel-tpu=target=v6e -o %t.bias.mlir
-// RUN: flywheel check %S/fixtures/attention_dpa_bias_f32.mlir %t.bias.mlir | FileCheck %s --check-prefix=BIAS
-// BIAS: check: passed (1 outputs within tolerance)
+// Segment ids are not in the kernel yet: that attention goes through the reference
+// lowering, which the CPU plugin checks against the explicit-mask form.
+// RUN: flywheel-opt %S/Inputs/segments.mlir --flywheel-tpu=target=v6e -o %t.segments.mlir
+// RUN: flywheel-opt %S/Inputs/segments-as-mask.mlir --flywheel-lower-to-stablehlo -o %t.mask.mlir
+// RUN: flywheel check %t.mask.mlir %t.segments.mlir | FileCheck %s --check-prefix=SEGMENTS
+// SEGMENTS: check: passed (1 outputs within tolerance)
 
 // Unknown targets are an error naming the choices.
 // RUN: not flywheel-opt %S/fixtures/attention_mha_f32.mlir --flywheel-tpu=target=v7x 2>&1 | FileCheck %s --check-prefix=TARGET

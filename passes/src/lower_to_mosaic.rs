@@ -7,7 +7,7 @@
 
 use crate::{
     hlo::HloBuilder,
-    mosaic_attention::{kernel_module, KernelPlan},
+    mosaic_attention::{kernel_module, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
 };
@@ -114,8 +114,20 @@ fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
 
 /// The kernel plan for an op, or why the baseline kernel cannot serve it.
 fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
-    if attention.mask().is_some() || attention.bias().is_some() || attention.q_segment_ids().is_some() {
-        return Err("masks, biases and segment ids are not in the baseline kernel yet".into());
+    if attention.q_segment_ids().is_some() {
+        return Err("segment ids are not in the baseline kernel yet".into());
+    }
+    let extra = |value: Option<Value>| -> Result<Option<Extra>, String> {
+        value
+            .map(|value| {
+                let (dims, element) = shape(value)?;
+                Ok(Extra { one_batch: dims[0] == 1, one_head: dims[1] == 1, element })
+            })
+            .transpose()
+    };
+    let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
+    if bias.as_ref().is_some_and(|b| !matches!(b.element.as_str(), "bf16" | "f32")) {
+        return Err("the bias is neither bf16 nor f32".into());
     }
     let layout = attention.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -148,7 +160,13 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         causal: attention.causal()?,
         window: attention.window()?,
         soft_cap: attention.logit_soft_cap()?,
+        mask,
+        bias,
     };
+    if plan.mask.is_some() && plan.band() != (None, None) {
+        // A row the mask empties is uniform over all keys; with a band the kernel skips blocks.
+        return Err("a mask together with causal or a window is not in the baseline kernel yet".into());
+    }
     if !plan.every_row_attends() {
         return Err("some query has no allowed key (its row would be uniform over all keys, which the kernel does not do)".into());
     }
@@ -176,7 +194,13 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         let (dims, element) = shape(value)?;
         Ok(b.transpose(value, &to_bnth, &dims, &element))
     };
-    let (q, k, v) = (operand(attention.q())?, operand(attention.k())?, operand(attention.v())?);
+    let mut operands = vec![operand(attention.q())?, operand(attention.k())?, operand(attention.v())?];
+    if let Some(mask) = attention.mask() {
+        // The kernel reads the mask as i32 (nonzero = allowed).
+        let (dims, _) = shape(mask)?;
+        operands.push(b.convert(mask, &dims, "i1", "i32"));
+    }
+    operands.extend(attention.bias());
     let body = kernel_module(plan);
     let context = op.context();
     // The kernel must at least parse before libtpu sees it.
@@ -202,10 +226,10 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         ("backend_config", config),
         ("call_target_name", b.attribute("\"tpu_custom_call\"")),
         ("has_side_effect", b.attribute("false")),
-        ("operand_layouts", b.attribute(&format!("[{row_major}, {row_major}, {row_major}]"))),
+        ("operand_layouts", b.attribute(&format!("[{}]", vec![row_major; operands.len()].join(", ")))),
         ("result_layouts", b.attribute(&format!("[{row_major}]"))),
     ];
-    let mut call = build("stablehlo.custom_call", op.location(), &[q, k, v], &[b.tensor_type(&result_shape, &plan.output)], &properties);
+    let mut call = build("stablehlo.custom_call", op.location(), &operands, &[b.tensor_type(&result_shape, &plan.output)], &properties);
     call.set_attribute("kernel_name", b.attribute("\"flywheel_attention\""));
     let call = b.insert_op(call).result(0).expect("one result").into();
     let from_bnth: Vec<i64> = layout

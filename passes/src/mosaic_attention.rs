@@ -32,6 +32,19 @@ pub struct KernelPlan {
     /// `(left, right)`: key j allowed for query i only if i - left <= j <= i + right.
     pub window: Option<(i64, i64)>,
     pub soft_cap: Option<f64>,
+    /// A boolean mask operand (passed as i32, nonzero = allowed), [B|1, N|1, Tq, Tk].
+    pub mask: Option<Extra>,
+    /// An additive bias operand, [B|1, N|1, Tq, Tk].
+    pub bias: Option<Extra>,
+}
+
+/// A [B|1, N|1, Tq, Tk] operand: whether it is shared across the batch or the heads,
+/// and its element type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extra {
+    pub one_batch: bool,
+    pub one_head: bool,
+    pub element: String,
 }
 
 /// The serialization version libtpu 0.0.50.1 accepts (what jax 0.12 writes).
@@ -97,7 +110,15 @@ impl KernelPlan {
         let q = self.batch * self.q_heads * self.queries * self.head_dim * i;
         let kv = self.batch * self.kv_heads * self.keys * (self.head_dim + self.value_dim) * i;
         let out = self.batch * self.q_heads * self.queries * self.value_dim * o;
-        q + kv + out
+        let extras: i64 = [&self.mask, &self.bias]
+            .into_iter()
+            .flatten()
+            .map(|extra| {
+                let (b, h) = (if extra.one_batch { 1 } else { self.batch }, if extra.one_head { 1 } else { self.q_heads });
+                b * h * self.queries * self.keys * size(&extra.element)
+            })
+            .sum();
+        q + kv + out + extras
     }
 }
 
@@ -286,6 +307,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
     let k_window = [1, 1, bk, d];
     let v_window = [1, 1, bk, dv];
     let o_window = [1, 1, bq, dv];
+    let extra_window = [1, 1, bq, bk];
     let (rows, scores, accumulator) = ([bq, 1], [bq, bk], [bq, dv]);
     let mut w = Writer { text: String::new(), next: 0, depth: 2 };
     let zero = w.constant("0", "index");
@@ -320,6 +342,23 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
             let divided = w.binary("arith.divf", &s, &cap, &f32s(&scores));
             let tanh = w.op("math.tanh", &[(&divided, &f32s(&scores))], FAST, &f32s(&scores));
             s = w.binary("arith.mulf", &tanh, &cap, &f32s(&scores));
+        }
+        if let Some(bias) = &plan.bias {
+            let loaded = w.load("%bias", &extra_window, &bias.element, &scores, &zero);
+            let loaded = if bias.element == "f32" {
+                loaded
+            } else {
+                w.op("arith.extf", &[(&loaded, &vector(&scores, &bias.element))], "", &f32s(&scores))
+            };
+            s = w.binary("arith.addf", &s, &loaded, &f32s(&scores));
+        }
+        if plan.mask.is_some() {
+            let ints = vector(&scores, "i32");
+            let loaded = w.load("%mask", &extra_window, "i32", &scores, &zero);
+            let zeros = w.constant("dense<0>", &ints);
+            let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, "i1"));
+            let masked = w.splat(MASKED, &scores);
+            s = w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores));
         }
         if let Some(bounds) = band.as_ref() {
             // Only blocks the band's edges cross need the mask.
@@ -411,40 +450,58 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
     w.line("\"stable_mosaic.func.return\"() : () -> ()");
 
     let [batch, q_heads, q_blocks, kv_blocks] = plan.grid();
-    let arguments = format!(
-        "%b: i32, %h: i32, %qb: i32, %kv: i32, %q: {}, %k: {}, %v: {}, %o: {}, %m: {}, %l: {}, %acc: {}",
-        memref(&q_window, input),
-        memref(&k_window, input),
-        memref(&v_window, input),
-        memref(&o_window, output),
-        memref(&rows, "f32"),
-        memref(&rows, "f32"),
-        memref(&accumulator, "f32")
-    );
-    let argument_types: Vec<String> = arguments.split(", ").map(|a| a.split(": ").nth(1).expect("typed").to_owned()).collect();
-    let window = |shape: &[i64], transform: &str| format!("{{transform_indices = @{transform}, window_bounds = array<i64: {}>}}", shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", "));
+    let window = |shape: &[i64], transform: &str| {
+        let bounds: Vec<String> = shape.iter().map(i64::to_string).collect();
+        format!("{{transform_indices = @{transform}, window_bounds = array<i64: {}>}}", bounds.join(", "))
+    };
+    // Operands in the call's order: q, k, v, [mask], [bias], then the output, then scratch.
+    let mut operands: Vec<(&str, String, String)> = vec![
+        ("%q", memref(&q_window, input), window(&q_window, "q_blocks")),
+        ("%k", memref(&k_window, input), window(&k_window, "kv_blocks")),
+        ("%v", memref(&v_window, input), window(&v_window, "kv_blocks")),
+    ];
+    if plan.mask.is_some() {
+        operands.push(("%mask", memref(&extra_window, "i32"), window(&extra_window, "mask_blocks")));
+    }
+    if let Some(bias) = &plan.bias {
+        operands.push(("%bias", memref(&extra_window, &bias.element), window(&extra_window, "bias_blocks")));
+    }
+    operands.push(("%o", memref(&o_window, output), window(&o_window, "q_blocks")));
+    let scratch = [("%m", memref(&rows, "f32")), ("%l", memref(&rows, "f32")), ("%acc", memref(&accumulator, "f32"))];
+    let mut arguments = vec!["%b: i32".to_owned(), "%h: i32".into(), "%qb: i32".into(), "%kv: i32".into()];
+    arguments.extend(operands.iter().map(|(name, r#type, _)| format!("{name}: {type}")));
+    arguments.extend(scratch.iter().map(|(name, r#type)| format!("{name}: {type}")));
+    let argument_types: Vec<&str> = arguments.iter().map(|a| a.split(": ").nth(1).expect("typed")).collect();
+    let windows: Vec<&str> = operands.iter().map(|(_, _, window)| window.as_str()).collect();
     let attributes = format!(
-        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {q_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}, {}, {}, {}]}}",
+        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {q_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}}",
         argument_types.join(", "),
-        window(&q_window, "q_blocks"),
-        window(&k_window, "kv_blocks"),
-        window(&v_window, "kv_blocks"),
-        window(&o_window, "q_blocks"),
+        windows.join(", "),
     );
+    let arguments = arguments.join(", ");
     let group = plan.q_heads / plan.kv_heads;
-    let transform = |name: &str, third: &str, heads: &str| {
+    // An index map: grid (b, h, qb, kv) to block indices, after `prelude` ops.
+    let transform = |name: &str, prelude: &str, results: &str| {
         format!(
-            "  \"stable_mosaic.func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"stable_mosaic.arith.constant\"() {{value = 0 : i32}} : () -> i32\n{heads}    \"stable_mosaic.func.return\"(%b, %head, {third}, %zero) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
+            "  \"stable_mosaic.func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"stable_mosaic.arith.constant\"() {{value = 0 : i32}} : () -> i32\n{prelude}    \"stable_mosaic.func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
         )
     };
-    let same_head = "    %head = \"stable_mosaic.arith.addi\"(%h, %zero) : (i32, i32) -> i32\n".to_owned();
     let shared_head = format!(
         "    %group = \"stable_mosaic.arith.constant\"() {{value = {group} : i32}} : () -> i32\n    %head = \"stable_mosaic.arith.divsi\"(%h, %group) : (i32, i32) -> i32\n"
     );
+    let extra_map = |name: &str, extra: &Extra| {
+        let (b, h) = (if extra.one_batch { "%zero" } else { "%b" }, if extra.one_head { "%zero" } else { "%h" });
+        transform(name, "", &format!("{b}, {h}, %qb, %kv"))
+    };
+    let mut maps = transform("q_blocks", "", "%b, %h, %qb, %zero") + &transform("kv_blocks", &shared_head, "%b, %head, %kv, %zero");
+    if let Some(mask) = &plan.mask {
+        maps += &extra_map("mask_blocks", mask);
+    }
+    if let Some(bias) = &plan.bias {
+        maps += &extra_map("bias_blocks", bias);
+    }
     format!(
-        "\"builtin.module\"() <{{sym_name = \"flywheel_attention\"}}> ({{\n  \"stable_mosaic.func.func\"() ({{\n  ^bb0({arguments}):\n{}  }}) {attributes} : () -> ()\n{}{}}}) {{stable_mosaic.version = {MOSAIC_VERSION} : i64}} : () -> ()\n",
+        "\"builtin.module\"() <{{sym_name = \"flywheel_attention\"}}> ({{\n  \"stable_mosaic.func.func\"() ({{\n  ^bb0({arguments}):\n{}  }}) {attributes} : () -> ()\n{maps}}}) {{stable_mosaic.version = {MOSAIC_VERSION} : i64}} : () -> ()\n",
         w.text,
-        transform("q_blocks", "%qb", &same_head),
-        transform("kv_blocks", "%kv", &shared_head),
     )
 }

@@ -163,6 +163,7 @@ pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64
     let element_of = |dtype: DType| match dtype {
         DType::F32 => Ok(Element::F32),
         DType::BF16 => Ok(Element::BF16),
+        DType::I32 => Ok(Element::Int),
         other => Err(format!("unsupported operand type {other}")),
     };
     let mut memory: Vec<Buffer> = Vec::new();

@@ -26,31 +26,55 @@ struct Config {
     causal: bool,
     window: Option<(i64, i64)>,
     soft_cap: Option<f64>,
+    /// A [1, N, T, T] f32 bias and a [B, 1, T, T] boolean mask operand.
+    bias: bool,
+    mask: bool,
     /// Multiplies the random q so logits reach large magnitudes.
     q_gain: f64,
 }
 
 const CONFIGS: &[Config] = &[
-    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, q_gain: 1.0 },
-    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, q_gain: 30.0 },
-    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, q_gain: 1.0 },
-    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, q_gain: 1.0 },
-    Config { name: "causal_window_bf16", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, q_gain: 4.0 },
-    Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, q_gain: 1.0 },
-    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), q_gain: 10.0 },
+    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
+    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 30.0 },
+    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
+    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
+    Config { name: "causal_window_bf16", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, bias: false, mask: false, q_gain: 4.0 },
+    Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
+    Config { name: "bias_f32", batch: 2, q_heads: 2, kv_heads: 2, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: false, q_gain: 1.0 },
+    Config { name: "mask_and_bias_bf16", batch: 2, q_heads: 2, kv_heads: 1, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0 },
+    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0 },
 ];
 
 pub fn trials() -> Vec<Trial> {
     CONFIGS.iter().map(|config| Trial::test(format!("kernels::{}", config.name), move || check_kernel(config))).collect()
 }
 
+fn extra_dims(config: &Config) -> (Vec<i64>, Vec<i64>) {
+    (vec![config.batch, 1, config.length, config.length], vec![1, config.q_heads, config.length, config.length])
+}
+
 fn module(config: &Config) -> String {
     let tensor = |heads: i64| format!("tensor<{}x{heads}x{}x{}x{}>", config.batch, config.length, config.head_dim, config.element);
     let (q, kv) = (tensor(config.q_heads), tensor(config.kv_heads));
+    let (mask_dims, bias_dims) = extra_dims(config);
+    let text = |dims: &[i64], element: &str| format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"));
+    let mut extra_arguments = String::new();
+    let (mut extra_operands, mut extra_types) = (String::new(), String::new());
+    if config.mask {
+        extra_arguments += &format!(", %mask: {}", text(&mask_dims, "i1"));
+        extra_operands += ", %mask";
+        extra_types += &format!(", {}", text(&mask_dims, "i1"));
+    }
+    if config.bias {
+        extra_arguments += &format!(", %bias: {}", text(&bias_dims, "f32"));
+        extra_operands += ", %bias";
+        extra_types += &format!(", {}", text(&bias_dims, "f32"));
+    }
+    let segments = format!("array<i32: 1, 1, 1, {}, {}, 0, 0>", u8::from(config.mask), u8::from(config.bias));
     let cap = config.soft_cap.map(|c| format!(", logit_soft_cap = {c:?} : f32")).unwrap_or_default();
     let window = config.window.map(|(l, r)| format!(", window = array<i64: {l}, {r}>")).unwrap_or_default();
     format!(
-        "func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n  %o = \"flywheel.attention\"(%q, %k, %v) {{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = {} : f32, causal = {}, layout = \"BNTH\", q_heads = {}, kv_heads = {}{cap}{window}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n",
+        "func.func @main(%q: {q}, %k: {kv}, %v: {kv}{extra_arguments}) -> {q} {{\n  %o = \"flywheel.attention\"(%q, %k, %v{extra_operands}) {{operandSegmentSizes = {segments}, scale = {} : f32, causal = {}, layout = \"BNTH\", q_heads = {}, kv_heads = {}{cap}{window}}} : ({q}, {kv}, {kv}{extra_types}) -> {q}\n  return %o : {q}\n}}\n",
         (config.head_dim as f64).powf(-0.5),
         config.causal,
         config.q_heads,
@@ -92,9 +116,30 @@ fn check_kernel(config: &Config) -> Result<(), Failed> {
     let q = Array::random(DType::F64, dims(config.q_heads), &mut rng);
     let q = Array::from_values(dtype, q.dims.clone(), &q.values().iter().map(|x| x * config.q_gain).collect::<Vec<_>>());
     let (k, v) = (Array::random(dtype, dims(config.kv_heads), &mut rng), Array::random(dtype, dims(config.kv_heads), &mut rng));
-    let inputs = [q, k, v];
+    let mut inputs = vec![q, k, v];
+    // The kernel reads the mask as i32 (the lowering converts it before the call).
+    let mut kernel_inputs = inputs.clone();
+    let (mask_dims, bias_dims) = extra_dims(config);
+    if config.mask {
+        // Random, with every seventh query row fully masked (uniform in the reference).
+        let length = config.length as usize;
+        let values: Vec<f64> = Array::random(DType::Bool, mask_dims.clone(), &mut rng)
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(index, &value)| if (index / length) % length % 7 == 0 { 0.0 } else { value })
+            .collect();
+        let mask = Array::from_values(DType::Bool, mask_dims, &values);
+        kernel_inputs.push(Array::from_values(DType::I32, mask.dims.clone(), &mask.values()));
+        inputs.push(mask);
+    }
+    if config.bias {
+        let bias = Array::random(DType::F32, bias_dims, &mut rng);
+        kernel_inputs.push(bias.clone());
+        inputs.push(bias);
+    }
 
-    let kernel = interpret(body, &inputs, &[(dtype, dims(config.q_heads))])?;
+    let kernel = interpret(body, &kernel_inputs, &[(dtype, dims(config.q_heads))])?;
     let runner = CpuRunner::load(&locate_cpu_plugin(None)?)?;
     let expected = runner.run(reference.as_bytes(), &inputs)?;
     let comparison = compare(&expected[0], &kernel[0], Tolerance::for_dtype(dtype));
