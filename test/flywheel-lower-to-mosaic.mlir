@@ -2,13 +2,20 @@
 // through stablehlo.custom_call @tpu_custom_call, compiled by libtpu (deviceless).
 
 // RUN: flywheel-opt %S/fixtures/attention_gqa_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true})' -o %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: remark: lowered to a Mosaic kernel (grid 2x8x1x1, blocks 128x128)
+// REMARK: remark: lowered to a Mosaic kernel (grid 2x2x1x1, query group 4, blocks 128x128)
 // RUN: FileCheck %s --check-prefix=CALL < %t.gqa.mlir
-// Q, K, V to BNTH, the kernel (cost: 2 MXU products of 2*128*128*64 flops per (batch, head),
-// 128*(128+1) exponentials, q+k+v+o bytes), the output back to BTNH.
-// CALL: "stablehlo.transpose"(%arg0) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<2x128x8x64xbf16>) -> tensor<2x8x128x64xbf16>
-// CALL: "stablehlo.custom_call"({{.*}}) <{api_version = 1 : i32, backend_config = "{\22custom_call_config\22: {\22body\22: \22{{[A-Za-z0-9+/=]+}}\22, \22cost_estimate\22: {\22flops\22: 67108864, \22transcendentals\22: 264192, \22bytes_accessed\22: 655360, \22remote_bytes_transferred\22: 0}, \22serialization_format\22: 1, \22needs_layout_passes\22: true}}", call_target_name = "tpu_custom_call"{{.*}}}> {kernel_name = "flywheel_attention"} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>) -> tensor<2x8x128x64xbf16>
-// CALL: "stablehlo.transpose"({{.*}}) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<2x8x128x64xbf16>) -> tensor<2x128x8x64xbf16>
+// Q to [B, Nkv, T x group, D] (each query's 4 group heads in adjacent rows), K and V to
+// BNTH, the kernel (cost: 2 MXU products of 2*128*128*64 flops per (batch, query head),
+// 128*(128+1) exponentials per query head, q+k+v+o bytes), the output back to BTNH.
+// CALL: %[[SPLIT:.*]] = "stablehlo.reshape"(%arg0) : (tensor<2x128x8x64xbf16>) -> tensor<2x128x2x4x64xbf16>
+// CALL: %[[GROUPED:.*]] = "stablehlo.transpose"(%[[SPLIT]]) <{permutation = array<i64: 0, 2, 1, 3, 4>}> : (tensor<2x128x2x4x64xbf16>) -> tensor<2x2x128x4x64xbf16>
+// CALL: %[[Q:.*]] = "stablehlo.reshape"(%[[GROUPED]]) : (tensor<2x2x128x4x64xbf16>) -> tensor<2x2x512x64xbf16>
+// CALL: %[[K:.*]] = "stablehlo.transpose"(%arg1) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<2x128x2x64xbf16>) -> tensor<2x2x128x64xbf16>
+// CALL: %[[V:.*]] = "stablehlo.transpose"(%arg2) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<2x128x2x64xbf16>) -> tensor<2x2x128x64xbf16>
+// CALL: %[[O:.*]] = "stablehlo.custom_call"(%[[Q]], %[[K]], %[[V]]) <{api_version = 1 : i32, backend_config = "{\22custom_call_config\22: {\22body\22: \22{{[A-Za-z0-9+/=]+}}\22, \22cost_estimate\22: {\22flops\22: 67108864, \22transcendentals\22: 264192, \22bytes_accessed\22: 655360, \22remote_bytes_transferred\22: 0}, \22serialization_format\22: 1, \22needs_layout_passes\22: true}}", call_target_name = "tpu_custom_call"{{.*}}}> {kernel_name = "flywheel_attention"} : (tensor<2x2x512x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>) -> tensor<2x2x512x64xbf16>
+// CALL: %[[ROWS:.*]] = "stablehlo.reshape"(%[[O]]) : (tensor<2x2x512x64xbf16>) -> tensor<2x2x128x4x64xbf16>
+// CALL: %[[HEADS:.*]] = "stablehlo.transpose"(%[[ROWS]]) <{permutation = array<i64: 0, 2, 1, 3, 4>}> : (tensor<2x2x128x4x64xbf16>) -> tensor<2x128x2x4x64xbf16>
+// CALL: "stablehlo.reshape"(%[[HEADS]]) : (tensor<2x128x2x4x64xbf16>) -> tensor<2x128x8x64xbf16>
 // CALL-NOT: flywheel.attention
 
 // Every kernel compiles for all three targets.
@@ -48,7 +55,7 @@
 // RUN: flywheel compile --target v5e %t.bias.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Sliding windows are served (skipping blocks outside the band, masking its edges).
 // RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true causal-block-q=64 causal-block-kv=32})' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
-// WINDOW: remark: lowered to a Mosaic kernel (grid 2x4x2x4, blocks 64x32)
+// WINDOW: remark: lowered to a Mosaic kernel (grid 2x4x2x4, query group 1, blocks 64x32)
 // RUN: flywheel compile --target tpu7x %t.window.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // A band that leaves a query with no key is kept (the kernel does not do uniform rows).
 // RUN: flywheel-opt %s --split-input-file --flywheel-lower-to-mosaic=remarks=true --verify-diagnostics

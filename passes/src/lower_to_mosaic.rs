@@ -6,7 +6,8 @@
 //! the kernel cannot serve stays (for the reference lowering), with a remark saying why.
 
 use crate::{
-    hlo::HloBuilder,
+    atoms::{Atoms, Axis},
+    hlo::{materialize, HloBuilder},
     mosaic_attention::{kernel_module, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
@@ -92,7 +93,7 @@ pub fn lower_to_mosaic(root: OperationRef, blocks: Blocks, remarks: bool) -> boo
                 }
                 if remarks {
                     let [b, h, qb, kb] = plan.grid();
-                    emit_remark(op.location(), &format!("lowered to a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, blocks {}x{})", plan.block_q, plan.block_kv));
+                    emit_remark(op.location(), &format!("lowered to a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{})", plan.group(), plan.block_q, plan.block_kv));
                 }
                 unsafe { mlir_sys::mlirOperationDestroy(raw) };
             }
@@ -188,19 +189,50 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let op = attention.operation();
     let b = HloBuilder::before(op);
     let layout = attention.layout()?;
-    let to_bnth: Vec<i64> = [Role::Batch, Role::Heads, Role::Sequence, Role::HeadDim].iter().map(|&r| layout.position(r) as i64).collect();
-    let operand = |value: Option<Value<'c, 'a>>| -> Result<Value<'c, 'a>, String> {
-        let value = value.ok_or("missing operand")?;
-        let (dims, element) = shape(value)?;
-        Ok(b.transpose(value, &to_bnth, &dims, &element))
+    // Q (and O) as [B, Nkv, T x group, D] with each query's group heads adjacent, K and V
+    // as BNTH, per-head masks and biases like Q: each a reshape/transpose of the operand.
+    let mut atoms = Atoms::new();
+    let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
+    let (batch, time, kv_heads, group) = (fresh(plan.batch), fresh(plan.queries), fresh(plan.kv_heads), fresh(plan.group()));
+    let (keys, head_dim, value_dim) = (fresh(plan.keys), fresh(plan.head_dim), fresh(plan.value_dim));
+    let q_heads = [kv_heads.clone(), group.clone()].concat();
+    let stacked = [time.clone(), group.clone()].concat();
+    let in_layout = |sequence: &Axis, heads: &Axis, dim: &Axis| -> Vec<Axis> {
+        layout
+            .order()
+            .iter()
+            .map(|role| match role {
+                Role::Batch => batch.clone(),
+                Role::Sequence => sequence.clone(),
+                Role::Heads => heads.clone(),
+                Role::HeadDim => dim.clone(),
+            })
+            .collect()
     };
-    let mut operands = vec![operand(attention.q())?, operand(attention.k())?, operand(attention.v())?];
-    if let Some(mask) = attention.mask() {
+    let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| -> Result<Value<'c, 'a>, String> {
+        let (_, element) = shape(value)?;
+        Ok(materialize(&b, &atoms, value, axes, &element, target))
+    };
+    let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
+    let mut operands = vec![
+        rearrange(operand(attention.q())?, &in_layout(&time, &q_heads, &head_dim), &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()])?,
+        rearrange(operand(attention.k())?, &in_layout(&keys, &kv_heads, &head_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), head_dim.clone()])?,
+        rearrange(operand(attention.v())?, &in_layout(&keys, &kv_heads, &value_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()])?,
+    ];
+    let extra = |value: Value<'c, 'a>, extra: &Extra| -> Result<Value<'c, 'a>, String> {
+        let batch = if extra.one_batch { Vec::new() } else { batch.clone() };
+        let axes = [batch.clone(), if extra.one_head { Vec::new() } else { q_heads.clone() }, time.clone(), keys.clone()];
+        let target = if extra.one_head { axes.clone() } else { [batch, kv_heads.clone(), stacked.clone(), keys.clone()] };
+        rearrange(value, &axes, &target)
+    };
+    if let (Some(mask), Some(plan_mask)) = (attention.mask(), &plan.mask) {
         // The kernel reads the mask as i32 (nonzero = allowed).
         let (dims, _) = shape(mask)?;
-        operands.push(b.convert(mask, &dims, "i1", "i32"));
+        operands.push(extra(b.convert(mask, &dims, "i1", "i32"), plan_mask)?);
     }
-    operands.extend(attention.bias());
+    if let (Some(bias), Some(plan_bias)) = (attention.bias(), &plan.bias) {
+        operands.push(extra(bias, plan_bias)?);
+    }
     let body = kernel_module(plan);
     let context = op.context();
     // The kernel must at least parse before libtpu sees it.
@@ -211,7 +243,7 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         return Err("the kernel text does not parse".into());
     }
     unsafe { mlir_sys::mlirModuleDestroy(parsed) };
-    let result_shape = [plan.batch, plan.q_heads, plan.queries, plan.value_dim];
+    let result_shape = [plan.batch, plan.kv_heads, plan.queries * plan.group(), plan.value_dim];
     let row_major = "dense<[3, 2, 1, 0]> : tensor<4xindex>";
     let config = backend_config(plan, &body);
     let config: Attribute = unsafe {
@@ -232,12 +264,8 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let mut call = build("stablehlo.custom_call", op.location(), &operands, &[b.tensor_type(&result_shape, &plan.output)], &properties);
     call.set_attribute("kernel_name", b.attribute("\"flywheel_attention\""));
     let call = b.insert_op(call).result(0).expect("one result").into();
-    let from_bnth: Vec<i64> = layout
-        .order()
-        .iter()
-        .map(|&role| [Role::Batch, Role::Heads, Role::Sequence, Role::HeadDim].iter().position(|&r| r == role).expect("a role") as i64)
-        .collect();
-    let output = b.transpose(call, &from_bnth, &result_shape, &plan.output);
+    let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
+    let output = materialize(&b, &atoms, call, &result_axes, &plan.output, &in_layout(&time, &q_heads, &value_dim));
     let result = op.result(0).map_err(|_| "no result")?;
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
     Ok(())

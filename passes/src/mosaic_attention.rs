@@ -2,13 +2,14 @@
 //! serialized form libtpu reads (`stable_mosaic.<dialect>.<op>` in generic form, module
 //! attribute `stable_mosaic.version`), for `flywheel-lower-to-mosaic`.
 //!
-//! Grid (batch, query head, query block, key block); the key-block axis is the reduction
+//! Grid (batch, key/value head, query block, key block); the key-block axis is the reduction
 //! (`arbitrary`), carrying the running max m, sum l and output accumulator in VMEM
 //! scratch. Per step: S = scale · Q Kᵀ (soft-capped), key blocks wholly outside the
 //! causal/window band skipped and those its edges cross masked, m' = max(m, rowmax S), P = exp(S - m'),
 //! l = e^{m-m'} l + rowsum P, acc = e^{m-m'} acc + P V; the last step writes acc / l.
-//! Operands are in BNTH so each window is a [block, head dim] tile; GQA maps query head
-//! h to key/value head h / group in the windows' index maps.
+//! Each step serves one key/value head and its whole group of query heads: Q arrives as
+//! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
+//! block is group x block_q contiguous rows and one K/V block feeds the group (GQA, MQA).
 
 use std::fmt::Write;
 
@@ -56,8 +57,14 @@ pub const MOSAIC_VERSION: i64 = 15;
 const MASKED: f64 = -0.7 * f32::MAX as f64;
 
 impl KernelPlan {
+    /// Query heads per key/value head; a grid step serves the whole group.
+    pub fn group(&self) -> i64 {
+        self.q_heads / self.kv_heads
+    }
+
+    /// (batch, key/value head, query block, key block).
     pub fn grid(&self) -> [i64; 4] {
-        [self.batch, self.q_heads, self.queries / self.block_q, self.keys / self.block_kv]
+        [self.batch, self.kv_heads, self.queries / self.block_q, self.keys / self.block_kv]
     }
 
     /// MXU flops the kernel does (causal counts the blocks it computes).
@@ -299,16 +306,40 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
     Some(BandTests { left, right, first_query, first_key, needed, crosses })
 }
 
+/// The window of a [B|1, N|1, Tq, Tk] operand. A per-head one arrives like Q, as
+/// [B|1, Nkv, Tq x group, Tk]; a head-shared one as it is, [B|1, 1, Tq, Tk].
+fn extra_window(extra: &Extra, group: i64, block_q: i64, block_kv: i64) -> [i64; 4] {
+    [1, 1, if extra.one_head { block_q } else { group * block_q }, block_kv]
+}
+
+/// Loads a [B|1, N|1, Tq, Tk] operand's block as the step's stacked rows; a head-shared
+/// block has each query row repeated for the group's heads.
+#[allow(clippy::too_many_arguments)]
+fn load_extra(w: &mut Writer, reference: &str, extra: &Extra, element: &str, group: i64, block_q: i64, block_kv: i64, zero: &str) -> String {
+    let shape = extra_window(extra, group, block_q, block_kv);
+    let stacked = [group * block_q, block_kv];
+    if extra.one_head && group > 1 {
+        let block = w.load(reference, &shape, element, &[block_q, 1, block_kv], zero);
+        let repeated = w.op("vector.broadcast", &[(&block, &vector(&[block_q, 1, block_kv], element))], "", &vector(&[block_q, group, block_kv], element));
+        w.op("vector.shape_cast", &[(&repeated, &vector(&[block_q, group, block_kv], element))], "", &vector(&stacked, element))
+    } else {
+        w.load(reference, &shape, element, &stacked, zero)
+    }
+}
+
 /// The kernel module for `plan`, as text.
 pub fn kernel_module(plan: &KernelPlan) -> String {
     let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
     let (input, output) = (plan.input.as_str(), plan.output.as_str());
-    let q_window = [1, 1, bq, d];
+    // Q and O arrive as [B, Nkv, T x group, D]: query t of head g of the group is row
+    // t * group + g, so a block of block_q queries is group x block_q contiguous rows.
+    let group = plan.group();
+    let stacked = group * bq;
+    let q_window = [1, 1, stacked, d];
     let k_window = [1, 1, bk, d];
     let v_window = [1, 1, bk, dv];
-    let o_window = [1, 1, bq, dv];
-    let extra_window = [1, 1, bq, bk];
-    let (rows, scores, accumulator) = ([bq, 1], [bq, bk], [bq, dv]);
+    let o_window = [1, 1, stacked, dv];
+    let (rows, scores, accumulator) = ([stacked, 1], [stacked, bk], [stacked, dv]);
     let mut w = Writer { text: String::new(), next: 0, depth: 2 };
     let zero = w.constant("0", "index");
     let kv_step = "%kv";
@@ -330,11 +361,11 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
 
     let band = band_tests(&mut w, plan, kv_step);
     let step = |w: &mut Writer| {
-        let q = w.load("%q", &q_window, input, &[bq, d], &zero);
+        let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
         let k = w.load("%k", &k_window, input, &[bk, d], &zero);
         let zeros = w.splat(0.0, &scores);
         let qk = "{dimension_numbers = #tpu.dot_dimension_numbers<[1], [1], [0], [0], [0, 0, 1, 0], [], []>, transpose_lhs = false, transpose_lhs_hint = false, transpose_rhs = false}";
-        let s = w.op("tpu.matmul", &[(&q, &vector(&[bq, d], input)), (&k, &vector(&[bk, d], input)), (&zeros, &f32s(&scores))], qk, &f32s(&scores));
+        let s = w.op("tpu.matmul", &[(&q, &vector(&[stacked, d], input)), (&k, &vector(&[bk, d], input)), (&zeros, &f32s(&scores))], qk, &f32s(&scores));
         let scale = w.splat(plan.scale, &scores);
         let mut s = w.binary("arith.mulf", &s, &scale, &f32s(&scores));
         if let Some(cap) = plan.soft_cap {
@@ -344,7 +375,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
             s = w.binary("arith.mulf", &tanh, &cap, &f32s(&scores));
         }
         if let Some(bias) = &plan.bias {
-            let loaded = w.load("%bias", &extra_window, &bias.element, &scores, &zero);
+            let loaded = load_extra(w, "%bias", bias, &bias.element, group, bq, bk, &zero);
             let loaded = if bias.element == "f32" {
                 loaded
             } else {
@@ -354,7 +385,8 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         }
         if plan.mask.is_some() {
             let ints = vector(&scores, "i32");
-            let loaded = w.load("%mask", &extra_window, "i32", &scores, &zero);
+            let mask = plan.mask.as_ref().expect("checked");
+            let loaded = load_extra(w, "%mask", mask, "i32", group, bq, bk, &zero);
             let zeros = w.constant("dense<0>", &ints);
             let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, "i1"));
             let masked = w.splat(MASKED, &scores);
@@ -370,7 +402,14 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
                 |w| {
                     let ints = vector(&scores, "i32");
                     let bools = vector(&scores, "i1");
+                    // Row t * group + g is query t of the block.
                     let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
+                    let row = if group > 1 {
+                        let heads = w.constant(&format!("dense<{group}>"), &ints);
+                        w.binary("arith.divsi", &row, &heads, &ints)
+                    } else {
+                        row
+                    };
                     let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, "i32")], "", &ints);
                     let row = w.binary("arith.addi", &row, &row_offset, &ints);
                     let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
@@ -397,9 +436,9 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
             );
         }
         let m = w.load("%m", &rows, "f32", &rows, &zero);
-        let lowest = w.splat(f64::NEG_INFINITY, &[bq]);
-        let row_max = w.op("vector.multi_reduction", &[(&s, &f32s(&scores)), (&lowest, &f32s(&[bq]))], "{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}", &f32s(&[bq]));
-        let row_max = w.op("vector.shape_cast", &[(&row_max, &f32s(&[bq]))], "", &f32s(&rows));
+        let lowest = w.splat(f64::NEG_INFINITY, &[stacked]);
+        let row_max = w.op("vector.multi_reduction", &[(&s, &f32s(&scores)), (&lowest, &f32s(&[stacked]))], "{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}", &f32s(&[stacked]));
+        let row_max = w.op("vector.shape_cast", &[(&row_max, &f32s(&[stacked]))], "", &f32s(&rows));
         let m_new = w.binary("arith.maximumf", &m, &row_max, &f32s(&rows));
         let m_wide = w.op("vector.broadcast", &[(&m_new, &f32s(&rows))], "", &f32s(&scores));
         let shifted = w.binary("arith.subf", &s, &m_wide, &f32s(&scores));
@@ -408,9 +447,9 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         let alpha = w.op("math.exp", &[(&drop, &f32s(&rows))], FAST, &f32s(&rows));
         let l = w.load("%l", &rows, "f32", &rows, &zero);
         let l = w.binary("arith.mulf", &alpha, &l, &f32s(&rows));
-        let zeros = w.splat(0.0, &[bq]);
-        let row_sum = w.op("vector.multi_reduction", &[(&p, &f32s(&scores)), (&zeros, &f32s(&[bq]))], "{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}", &f32s(&[bq]));
-        let row_sum = w.op("vector.shape_cast", &[(&row_sum, &f32s(&[bq]))], "", &f32s(&rows));
+        let zeros = w.splat(0.0, &[stacked]);
+        let row_sum = w.op("vector.multi_reduction", &[(&p, &f32s(&scores)), (&zeros, &f32s(&[stacked]))], "{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}", &f32s(&[stacked]));
+        let row_sum = w.op("vector.shape_cast", &[(&row_sum, &f32s(&[stacked]))], "", &f32s(&rows));
         let l = w.binary("arith.addf", &l, &row_sum, &f32s(&rows));
         w.store(&l, &rows, "%l", &rows, "f32", &zero);
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
@@ -449,7 +488,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
     });
     w.line("\"stable_mosaic.func.return\"() : () -> ()");
 
-    let [batch, q_heads, q_blocks, kv_blocks] = plan.grid();
+    let [batch, kv_heads, q_blocks, kv_blocks] = plan.grid();
     let window = |shape: &[i64], transform: &str| {
         let bounds: Vec<String> = shape.iter().map(i64::to_string).collect();
         format!("{{transform_indices = @{transform}, window_bounds = array<i64: {}>}}", bounds.join(", "))
@@ -460,11 +499,13 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         ("%k", memref(&k_window, input), window(&k_window, "kv_blocks")),
         ("%v", memref(&v_window, input), window(&v_window, "kv_blocks")),
     ];
-    if plan.mask.is_some() {
-        operands.push(("%mask", memref(&extra_window, "i32"), window(&extra_window, "mask_blocks")));
+    if let Some(mask) = &plan.mask {
+        let shape = extra_window(mask, group, bq, bk);
+        operands.push(("%mask", memref(&shape, "i32"), window(&shape, "mask_blocks")));
     }
     if let Some(bias) = &plan.bias {
-        operands.push(("%bias", memref(&extra_window, &bias.element), window(&extra_window, "bias_blocks")));
+        let shape = extra_window(bias, group, bq, bk);
+        operands.push(("%bias", memref(&shape, &bias.element), window(&shape, "bias_blocks")));
     }
     operands.push(("%o", memref(&o_window, output), window(&o_window, "q_blocks")));
     let scratch = [("%m", memref(&rows, "f32")), ("%l", memref(&rows, "f32")), ("%acc", memref(&accumulator, "f32"))];
@@ -474,26 +515,22 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
     let argument_types: Vec<&str> = arguments.iter().map(|a| a.split(": ").nth(1).expect("typed")).collect();
     let windows: Vec<&str> = operands.iter().map(|(_, _, window)| window.as_str()).collect();
     let attributes = format!(
-        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {q_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}}",
+        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {kv_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}}",
         argument_types.join(", "),
         windows.join(", "),
     );
     let arguments = arguments.join(", ");
-    let group = plan.q_heads / plan.kv_heads;
-    // An index map: grid (b, h, qb, kv) to block indices, after `prelude` ops.
-    let transform = |name: &str, prelude: &str, results: &str| {
+    // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head.
+    let transform = |name: &str, results: &str| {
         format!(
-            "  \"stable_mosaic.func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"stable_mosaic.arith.constant\"() {{value = 0 : i32}} : () -> i32\n{prelude}    \"stable_mosaic.func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
+            "  \"stable_mosaic.func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"stable_mosaic.arith.constant\"() {{value = 0 : i32}} : () -> i32\n    \"stable_mosaic.func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
         )
     };
-    let shared_head = format!(
-        "    %group = \"stable_mosaic.arith.constant\"() {{value = {group} : i32}} : () -> i32\n    %head = \"stable_mosaic.arith.divsi\"(%h, %group) : (i32, i32) -> i32\n"
-    );
     let extra_map = |name: &str, extra: &Extra| {
         let (b, h) = (if extra.one_batch { "%zero" } else { "%b" }, if extra.one_head { "%zero" } else { "%h" });
-        transform(name, "", &format!("{b}, {h}, %qb, %kv"))
+        transform(name, &format!("{b}, {h}, %qb, %kv"))
     };
-    let mut maps = transform("q_blocks", "", "%b, %h, %qb, %zero") + &transform("kv_blocks", &shared_head, "%b, %head, %kv, %zero");
+    let mut maps = transform("q_blocks", "%b, %h, %qb, %zero") + &transform("kv_blocks", "%b, %h, %kv, %zero");
     if let Some(mask) = &plan.mask {
         maps += &extra_map("mask_blocks", mask);
     }

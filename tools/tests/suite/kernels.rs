@@ -116,9 +116,9 @@ fn check_kernel(config: &Config) -> Result<(), Failed> {
     let q = Array::random(DType::F64, dims(config.q_heads), &mut rng);
     let q = Array::from_values(dtype, q.dims.clone(), &q.values().iter().map(|x| x * config.q_gain).collect::<Vec<_>>());
     let (k, v) = (Array::random(dtype, dims(config.kv_heads), &mut rng), Array::random(dtype, dims(config.kv_heads), &mut rng));
+    let group = config.q_heads / config.kv_heads;
+    let mut kernel_inputs = vec![stack_groups(&q, group), k.clone(), v.clone()];
     let mut inputs = vec![q, k, v];
-    // The kernel reads the mask as i32 (the lowering converts it before the call).
-    let mut kernel_inputs = inputs.clone();
     let (mask_dims, bias_dims) = extra_dims(config);
     if config.mask {
         // Random, with every seventh query row fully masked (uniform in the reference).
@@ -130,19 +130,21 @@ fn check_kernel(config: &Config) -> Result<(), Failed> {
             .map(|(index, &value)| if (index / length) % length % 7 == 0 { 0.0 } else { value })
             .collect();
         let mask = Array::from_values(DType::Bool, mask_dims, &values);
+        // The kernel reads the mask as i32 (the lowering converts it before the call).
         kernel_inputs.push(Array::from_values(DType::I32, mask.dims.clone(), &mask.values()));
         inputs.push(mask);
     }
     if config.bias {
         let bias = Array::random(DType::F32, bias_dims, &mut rng);
-        kernel_inputs.push(bias.clone());
+        kernel_inputs.push(stack_groups(&bias, group));
         inputs.push(bias);
     }
 
-    let kernel = interpret(body, &kernel_inputs, &[(dtype, dims(config.q_heads))])?;
+    let stacked_output = vec![config.batch, config.kv_heads, config.length * group, config.head_dim];
+    let kernel = unstack_groups(&interpret(body, &kernel_inputs, &[(dtype, stacked_output)])?[0], group);
     let runner = CpuRunner::load(&locate_cpu_plugin(None)?)?;
     let expected = runner.run(reference.as_bytes(), &inputs)?;
-    let comparison = compare(&expected[0], &kernel[0], Tolerance::for_dtype(dtype));
+    let comparison = compare(&expected[0], &kernel, Tolerance::for_dtype(dtype));
     if comparison.candidate_nonfinite.nan + comparison.candidate_nonfinite.inf > 0 {
         return Err("the kernel produced NaN or Inf".into());
     }
@@ -153,4 +155,36 @@ fn check_kernel(config: &Config) -> Result<(), Failed> {
         None => Ok(()),
         Some(failure) => Err(format!("{}: kernel vs reference: {failure}", config.name).into()),
     }
+}
+
+/// A per-query-head [B, N, T, X] operand as the kernel reads it, [B, N / group, T x group, X]:
+/// query t of head h = n x group + g at row t x group + g of key/value head n.
+fn stack_groups(array: &Array, group: i64) -> Array {
+    regroup(array, group, true)
+}
+
+/// The inverse of `stack_groups`, for the kernel's output.
+fn unstack_groups(array: &Array, group: i64) -> Array {
+    regroup(array, group, false)
+}
+
+fn regroup(array: &Array, group: i64, stack: bool) -> Array {
+    let [batch, heads, rows, width] = array.dims[..] else { panic!("a rank-4 operand") };
+    let (kv_heads, length) = if stack { (heads / group, rows) } else { (heads, rows / group) };
+    let values = array.values();
+    let mut out = vec![0.0; values.len()];
+    for b in 0..batch {
+        for n in 0..kv_heads {
+            for g in 0..group {
+                for t in 0..length {
+                    let per_head = (((b * kv_heads + n) * group + g) * length + t) * width;
+                    let stacked = ((b * kv_heads + n) * length * group + t * group + g) * width;
+                    let (from, to) = if stack { (per_head, stacked) } else { (stacked, per_head) };
+                    out[to as usize..(to + width) as usize].copy_from_slice(&values[from as usize..(from + width) as usize]);
+                }
+            }
+        }
+    }
+    let dims = if stack { vec![batch, kv_heads, length * group, width] } else { vec![batch, heads * group, length, width] };
+    Array::from_values(array.dtype, dims, &out)
 }
