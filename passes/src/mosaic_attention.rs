@@ -383,9 +383,8 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
             };
             s = w.binary("arith.addf", &s, &loaded, &f32s(&scores));
         }
-        if plan.mask.is_some() {
+        if let Some(mask) = &plan.mask {
             let ints = vector(&scores, "i32");
-            let mask = plan.mask.as_ref().expect("checked");
             let loaded = load_extra(w, "%mask", mask, "i32", group, bq, bk, &zero);
             let zeros = w.constant("dense<0>", &ints);
             let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, "i1"));

@@ -43,7 +43,6 @@ fn expand(options: &PassOptions) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::registry::find_pipeline;
 
     #[test]

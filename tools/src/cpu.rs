@@ -2,6 +2,7 @@
 
 use crate::{
     array::{Array, DType},
+    kernel_handler,
     plugin::{mlir_program, Padded, Plugin},
     tpu::pjrt_message,
 };
@@ -12,7 +13,10 @@ use pjrt_sys::{
     PJRT_ExecuteOptions, PJRT_HostBufferSemantics_PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
     PJRT_LoadedExecutable_Execute_Args,
 };
-use std::path::{Path, PathBuf};
+use std::{
+    borrow::Cow,
+    path::{Path, PathBuf},
+};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -77,12 +81,16 @@ pub struct CpuRunner {
     client: Client,
     raw_client: *mut PJRT_Client,
     device: *mut PJRT_Device,
+    /// Whether the Mosaic interpreter handler is registered, or why not.
+    kernel_support: Result<(), String>,
 }
 
 impl CpuRunner {
     pub fn load(path: &Path) -> Result<CpuRunner, CpuError> {
         let failure = |message: String| CpuError::PluginLoad { path: path.to_path_buf(), message };
         let plugin = Plugin::load(path).map_err(failure)?;
+        // Programs without kernels run on a plugin that cannot take the handler.
+        let kernel_support = kernel_handler::register(&plugin);
         let mut args = PJRT_Client_Create_Args::new();
         unsafe { plugin.call(|api| api.PJRT_Client_Create, &mut args) }.map_err(failure)?;
         let raw_client = args.client;
@@ -94,12 +102,17 @@ impl CpuRunner {
             return Err(failure("the plugin has no addressable device".into()));
         }
         let device = unsafe { *args.addressable_devices };
-        Ok(CpuRunner { plugin, client, raw_client, device })
+        Ok(CpuRunner { plugin, client, raw_client, device, kernel_support })
     }
 
     /// Compiles `module` (StableHLO text or bytecode) and runs it on `inputs`.
+    /// FlyWheel's Mosaic kernels in it run in the interpreter (see `kernel_handler`).
     pub fn run(&self, module: &[u8], inputs: &[Array]) -> Result<Vec<Array>, CpuError> {
-        let program = mlir_program(module);
+        let module = kernel_handler::kernels_for_cpu(module).map_err(CpuError::Compile)?;
+        if let (Cow::Owned(_), Err(message)) = (&module, &self.kernel_support) {
+            return Err(CpuError::Compile(message.clone()));
+        }
+        let program = mlir_program(&module);
         let options = CompileOptions::new().encode();
         let mut args = PJRT_Client_Compile_Args::new();
         args.client = self.raw_client;

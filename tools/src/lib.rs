@@ -7,6 +7,7 @@ pub mod compare;
 pub mod cpu;
 pub mod mosaic_interpreter;
 pub mod diagnostics;
+pub mod kernel_handler;
 pub mod npy;
 pub mod output;
 pub mod plugin;

@@ -488,24 +488,14 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
     }
 }
 
-/// The kernel modules of a program's `tpu_custom_call`s (their `backend_config` bodies),
-/// in program order.
-pub fn kernel_bodies(module: &Module) -> Result<Vec<String>, String> {
+/// The kernel module of one `tpu_custom_call`: the base64 `body` of its JSON
+/// `backend_config`, decoded.
+pub fn kernel_body<'c: 'a, 'a>(call: &impl OperationLike<'c, 'a>) -> Result<String, String> {
     use base64::Engine;
-    let mut bodies = Vec::new();
-    let mut failure = None;
-    module.as_operation().walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
-        let is_kernel = op.name().as_string_ref().as_str() == Ok("stablehlo.custom_call")
-            && op.attribute("call_target_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|n| n.value() == "tpu_custom_call");
-        if is_kernel {
-            let config = op.attribute("backend_config").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
-            let body = config.as_deref().and_then(|c| c.split("\"body\": \"").nth(1)).and_then(|rest| rest.split('"').next());
-            match body.map(|b| base64::engine::general_purpose::STANDARD.decode(b)) {
-                Some(Ok(bytes)) => bodies.push(String::from_utf8_lossy(&bytes).into_owned()),
-                _ => failure = Some("a tpu_custom_call has no readable body".to_owned()),
-            }
-        }
-        melior::ir::operation::WalkResult::Advance
-    });
-    failure.map_or(Ok(bodies), Err)
+    let config = call.attribute("backend_config").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+    let body = config.as_deref().and_then(|c| c.split("\"body\": \"").nth(1)).and_then(|rest| rest.split('"').next());
+    match body.map(|b| base64::engine::general_purpose::STANDARD.decode(b)) {
+        Some(Ok(bytes)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        _ => Err("a tpu_custom_call has no readable body".to_owned()),
+    }
 }

@@ -4,7 +4,7 @@
 //! statistics call is rejected). Everything else goes through the crate, which wraps the
 //! raw objects FlyWheel creates.
 
-use pjrt_sys::{PJRT_Api, PJRT_Error, PJRT_Error_Destroy_Args, PJRT_Error_Message_Args, PJRT_Program};
+use pjrt_sys::{PJRT_Api, PJRT_Error, PJRT_Extension_Base, PJRT_Error_Destroy_Args, PJRT_Error_Message_Args, PJRT_Program};
 use std::path::Path;
 
 /// A PJRT struct with zeroed room for fields newer than the pjrt crate's header, and a
@@ -66,9 +66,32 @@ impl Plugin {
         let mut padded = Padded::new(*args);
         let error = function(&mut padded.args);
         *args = padded.args;
+        self.check(error)
+    }
+
+    /// The extension of type `kind` in the plugin's extension list (PJRT's
+    /// `PJRT_Extension_Type`), as its `PJRT_Extension_Base`.
+    pub fn extension(&self, kind: u32) -> Option<*const PJRT_Extension_Base> {
+        // SAFETY: the API table and its extension list live as long as the plugin.
+        let mut extension = unsafe { (*self.raw).extension_start };
+        while !extension.is_null() {
+            if unsafe { (*extension).type_ } == kind {
+                return Some(extension);
+            }
+            extension = unsafe { (*extension).next };
+        }
+        None
+    }
+
+    /// Turns a PJRT error a call returned (null: none) into its message, freeing it.
+    ///
+    /// # Safety
+    /// `error` must be null or an error this plugin returned and nobody freed.
+    pub unsafe fn check(&self, error: *mut PJRT_Error) -> Result<(), String> {
         if error.is_null() {
             return Ok(());
         }
+        let api = &*self.raw;
         let mut message_args = PJRT_Error_Message_Args::new();
         message_args.error = error;
         api.PJRT_Error_Message.expect("PJRT_Error_Message")(&mut message_args);

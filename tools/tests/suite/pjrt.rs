@@ -18,6 +18,10 @@ pub fn trials() -> Vec<Trial> {
     ];
     for fixture in mlir_files(&repository_root().join("test/fixtures")) {
         let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
+        if name.starts_with("attention_") {
+            let fixture = fixture.clone();
+            trials.push(Trial::test(format!("pjrt::kernel_program::{name}"), move || kernel_program(&fixture)));
+        }
         trials.push(Trial::test(format!("pjrt::raise_roundtrip::{name}"), move || raise_roundtrip(&fixture)));
     }
     trials
@@ -29,18 +33,7 @@ pub fn trials() -> Vec<Trial> {
 /// what the original does on the CPU plugin.
 fn raise_roundtrip(fixture: &Path) -> Result<(), Failed> {
     let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
-    let opt = |pipeline: &str, output: &Path| -> Result<String, Failed> {
-        let result = Command::new(env!("CARGO_BIN_EXE_flywheel-opt"))
-            .arg(fixture)
-            .arg(format!("--pass-pipeline=builtin.module({pipeline})"))
-            .arg("-o")
-            .arg(output)
-            .output()?;
-        if !result.status.success() {
-            return Err(format!("flywheel-opt {pipeline} failed:\n{}", String::from_utf8_lossy(&result.stderr)).into());
-        }
-        Ok(std::fs::read_to_string(output)?)
-    };
+    let opt = |pipeline: &str, output: &Path| opt(fixture, pipeline, output);
     let (raised_file, lowered_file) = (scratch(&format!("{name}.raised.mlir")), scratch(&format!("{name}.lowered.mlir")));
     let raised = opt("flywheel-raise-attention,flywheel-raise-gated-delta,flywheel-verify", &raised_file);
     let lowered = opt("flywheel-raise-attention,flywheel-raise-gated-delta,flywheel-lower-to-stablehlo", &lowered_file);
@@ -60,6 +53,40 @@ fn raise_roundtrip(fixture: &Path) -> Result<(), Failed> {
     let (ok, text) = checked?;
     if !ok {
         return Err(format!("{name}: raised and lowered program differs from the original:\n{text}").into());
+    }
+    Ok(())
+}
+
+/// `flywheel-opt fixture --pass-pipeline=builtin.module(pipeline) -o output`; the output.
+fn opt(fixture: &Path, pipeline: &str, output: &Path) -> Result<String, Failed> {
+    let result = Command::new(env!("CARGO_BIN_EXE_flywheel-opt"))
+        .arg(fixture)
+        .arg(format!("--pass-pipeline=builtin.module({pipeline})"))
+        .arg("-o")
+        .arg(output)
+        .output()?;
+    if !result.status.success() {
+        return Err(format!("flywheel-opt {pipeline} failed:\n{}", String::from_utf8_lossy(&result.stderr)).into());
+    }
+    Ok(std::fs::read_to_string(output)?)
+}
+
+/// The whole TPU pipeline on a real JAX attention program: it gets exactly one Mosaic
+/// kernel, and `flywheel check` (XLA:CPU around the kernel, the kernel in the Mosaic
+/// interpreter through the plugin's FFI) finds it computes what the original does.
+fn kernel_program(fixture: &Path) -> Result<(), Failed> {
+    let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
+    let optimized_file = scratch(&format!("{name}.tpu.mlir"));
+    let optimized = opt(fixture, "flywheel-tpu{target=v6e}", &optimized_file);
+    let checked = flywheel(&["check", &fixture.display().to_string(), &optimized_file.display().to_string()]);
+    let _ = std::fs::remove_file(&optimized_file);
+    let kernels = optimized?.matches("\"tpu_custom_call\"").count();
+    if kernels != 1 {
+        return Err(format!("{name}: {kernels} Mosaic kernels, expected 1").into());
+    }
+    let (ok, text) = checked?;
+    if !ok {
+        return Err(format!("{name}: the program with its kernel differs from the original:\n{text}").into());
     }
     Ok(())
 }
