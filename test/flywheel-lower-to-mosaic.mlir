@@ -59,8 +59,23 @@
 // RUN: flywheel compile --target tpu7x %t.window.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // A band that leaves a query with no key is kept (the kernel does not do uniform rows).
 // RUN: flywheel-opt %s --split-input-file --flywheel-lower-to-mosaic=remarks=true --verify-diagnostics
-// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{block-q=48 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
-// TILES: remark: kept for the reference lowering: sequence lengths 128/128 do not tile by blocks 48/128
+// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{block-q=50 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
+// TILES: remark: kept for the reference lowering: blocks 50/128 for sequence lengths 128/128: a block is a whole sequence or a multiple of 8
+// Lengths the blocks do not divide are padded with zeros to whole blocks (the key
+// padding masked in the kernel) and the output sliced back; the result compiles.
+// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{block-q=48 block-kv=96 remarks=true})' -o %t.padded.mlir 2>&1 | FileCheck %s --check-prefix=PADDED-REMARK
+// PADDED-REMARK: remark: lowered to a Mosaic kernel (grid 2x4x3x2, query group 1, blocks 48x96)
+// RUN: FileCheck %s --check-prefix=PADDED < %t.padded.mlir
+// PADDED: "stablehlo.pad"(%arg0, %{{.*}}) <{edge_padding_high = array<i64: 0, 16, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<2x128x4x64xf32>, tensor<f32>) -> tensor<2x144x4x64xf32>
+// PADDED: "stablehlo.pad"(%arg1, %{{.*}}) <{edge_padding_high = array<i64: 0, 64, 0, 0>, {{.*}}-> tensor<2x192x4x64xf32>
+// PADDED: "stablehlo.pad"(%arg2, %{{.*}}) <{edge_padding_high = array<i64: 0, 64, 0, 0>, {{.*}}-> tensor<2x192x4x64xf32>
+// PADDED: "stablehlo.custom_call"{{.*}} : (tensor<2x4x144x64xf32>, tensor<2x4x192x64xf32>, tensor<2x4x192x64xf32>) -> tensor<2x4x144x64xf32>
+// PADDED: "stablehlo.slice"({{.*}}) <{limit_indices = array<i64: 2, 128, 4, 64>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<2x144x4x64xf32>) -> tensor<2x128x4x64xf32>
+// RUN: flywheel compile --target v5e %t.padded.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.padded.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.padded.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel check %S/fixtures/attention_mha_f32.mlir %t.padded.mlir | FileCheck %s --check-prefix=PADDED-CHECK
+// PADDED-CHECK: check: passed
 
 // Queries past the 64 keys have no allowed key under window [0, 0].
 func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32> {

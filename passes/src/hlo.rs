@@ -205,6 +205,34 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.insert("stablehlo.iota", &[], self.tensor_type(shape, element), &[("iota_dimension", dimension)])
     }
 
+    /// `x` grown to `shape` with zeros after its elements (none between or before).
+    pub fn pad_with_zeros(&self, x: Value<'c, 'a>, input_shape: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+        if input_shape == shape {
+            return x;
+        }
+        let high: Vec<i64> = shape.iter().zip(input_shape).map(|(to, from)| to - from).collect();
+        let zero = self.scalar(0.0, element);
+        let properties = [
+            ("edge_padding_low", self.i64_array(&vec![0; shape.len()])),
+            ("edge_padding_high", self.i64_array(&high)),
+            ("interior_padding", self.i64_array(&vec![0; shape.len()])),
+        ];
+        self.insert("stablehlo.pad", &[x, zero], self.tensor_type(shape, element), &properties)
+    }
+
+    /// The leading `shape` corner of `x`.
+    pub fn leading_slice(&self, x: Value<'c, 'a>, input_shape: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+        if input_shape == shape {
+            return x;
+        }
+        let properties = [
+            ("start_indices", self.i64_array(&vec![0; shape.len()])),
+            ("limit_indices", self.i64_array(shape)),
+            ("strides", self.i64_array(&vec![1; shape.len()])),
+        ];
+        self.insert("stablehlo.slice", &[x], self.tensor_type(shape, element), &properties)
+    }
+
     /// `stablehlo.dynamic_slice(x, starts...)` of `sizes`.
     pub fn dynamic_slice(&self, x: Value<'c, 'a>, starts: &[Value<'c, 'a>], sizes: &[i64], element: &str) -> Value<'c, 'a> {
         let operands: Vec<Value> = std::iter::once(x).chain(starts.iter().copied()).collect();

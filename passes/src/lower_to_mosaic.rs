@@ -8,7 +8,7 @@
 use crate::{
     atoms::{Atoms, Axis},
     hlo::{materialize, HloBuilder},
-    mosaic_attention::{kernel_module, Extra, KernelPlan},
+    mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
 };
@@ -140,10 +140,14 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
-    let (block_q, block_kv) = (block_q.min(queries), block_kv.min(keys));
-    let tiles = |length: i64, block: i64| block > 0 && length % block == 0 && (block == length || block % 8 == 0);
-    if !tiles(queries, block_q) || !tiles(keys, block_kv) {
-        return Err(format!("sequence lengths {queries}/{keys} do not tile by blocks {block_q}/{block_kv}"));
+    // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
+    // sequence it does not divide is padded at the end to whole blocks. A short sequence
+    // gets one block, of its length rounded up to 8 queries or 128 keys (a whole number
+    // of lanes in the score tile: libtpu's profiler aborts on ragged lane tiles).
+    let (block_q, block_kv) = (block_q.min(whole_blocks(queries, 8)), block_kv.min(whole_blocks(keys, 128)));
+    let fits = |length: i64, block: i64| block == length || (block > 0 && block % 8 == 0);
+    if !fits(queries, block_q) || !fits(keys, block_kv) {
+        return Err(format!("blocks {block_q}/{block_kv} for sequence lengths {queries}/{keys}: a block is a whole sequence or a multiple of 8"));
     }
     let plan = KernelPlan {
         batch: at(&q, Role::Batch),
@@ -190,11 +194,12 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let b = HloBuilder::before(op);
     let layout = attention.layout()?;
     // Q (and O) as [B, Nkv, T x group, D] with each query's group heads adjacent, K and V
-    // as BNTH, per-head masks and biases like Q: each a reshape/transpose of the operand.
+    // as BNTH, per-head masks and biases like Q: each a reshape/transpose of the operand,
+    // its sequences first padded with zeros to whole blocks.
     let mut atoms = Atoms::new();
     let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
-    let (batch, time, kv_heads, group) = (fresh(plan.batch), fresh(plan.queries), fresh(plan.kv_heads), fresh(plan.group()));
-    let (keys, head_dim, value_dim) = (fresh(plan.keys), fresh(plan.head_dim), fresh(plan.value_dim));
+    let (batch, time, kv_heads, group) = (fresh(plan.batch), fresh(plan.padded_queries()), fresh(plan.kv_heads), fresh(plan.group()));
+    let (keys, head_dim, value_dim) = (fresh(plan.padded_keys()), fresh(plan.head_dim), fresh(plan.value_dim));
     let q_heads = [kv_heads.clone(), group.clone()].concat();
     let stacked = [time.clone(), group.clone()].concat();
     let in_layout = |sequence: &Axis, heads: &Axis, dim: &Axis| -> Vec<Axis> {
@@ -209,8 +214,11 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
             })
             .collect()
     };
+    // Pads `value` to the sizes of `axes`, then rearranges it to `target`.
     let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| -> Result<Value<'c, 'a>, String> {
-        let (_, element) = shape(value)?;
+        let (dims, element) = shape(value)?;
+        let padded: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+        let value = b.pad_with_zeros(value, &dims, &padded, &element);
         Ok(materialize(&b, &atoms, value, axes, &element, target))
     };
     let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
@@ -243,7 +251,7 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         return Err("the kernel text does not parse".into());
     }
     unsafe { mlir_sys::mlirModuleDestroy(parsed) };
-    let result_shape = [plan.batch, plan.kv_heads, plan.queries * plan.group(), plan.value_dim];
+    let result_shape = [plan.batch, plan.kv_heads, plan.padded_queries() * plan.group(), plan.value_dim];
     let row_major = "dense<[3, 2, 1, 0]> : tensor<4xindex>";
     let config = backend_config(plan, &body);
     let config: Attribute = unsafe {
@@ -265,8 +273,11 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     call.set_attribute("kernel_name", b.attribute("\"flywheel_attention\""));
     let call = b.insert_op(call).result(0).expect("one result").into();
     let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
-    let output = materialize(&b, &atoms, call, &result_axes, &plan.output, &in_layout(&time, &q_heads, &value_dim));
+    let output_axes = in_layout(&time, &q_heads, &value_dim);
+    let output = materialize(&b, &atoms, call, &result_axes, &plan.output, &output_axes);
     let result = op.result(0).map_err(|_| "no result")?;
+    let padded: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let output = b.leading_slice(output, &padded, &shape(result.into())?.0, &plan.output);
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
     Ok(())
 }

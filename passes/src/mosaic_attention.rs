@@ -5,7 +5,8 @@
 //! Grid (batch, key/value head, query block, key block); the key-block axis is the reduction
 //! (`arbitrary`), carrying the running max m, sum l and output accumulator in VMEM
 //! scratch. Per step: S = scale · Q Kᵀ (soft-capped), key blocks wholly outside the
-//! causal/window band skipped and those its edges cross masked, m' = max(m, rowmax S), P = exp(S - m'),
+//! causal/window band skipped and those its edges cross masked (as is the tail of the
+//! last key block when the keys are padded to whole blocks), m' = max(m, rowmax S), P = exp(S - m'),
 //! l = e^{m-m'} l + rowsum P, acc = e^{m-m'} acc + P V; the last step writes acc / l.
 //! Each step serves one key/value head and its whole group of query heads: Q arrives as
 //! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
@@ -56,15 +57,30 @@ pub const MOSAIC_VERSION: i64 = 15;
 /// comes, and every row has one: the planner keeps ops where a row could have none).
 const MASKED: f64 = -0.7 * f32::MAX as f64;
 
+/// The logit of a padding key: below `MASKED`, so padding gets no weight even in a row
+/// whose real keys are all masked (that row stays uniform over the real keys only).
+const PADDING: f64 = -0.95 * f32::MAX as f64;
+
 impl KernelPlan {
     /// Query heads per key/value head; a grid step serves the whole group.
     pub fn group(&self) -> i64 {
         self.q_heads / self.kv_heads
     }
 
+    /// The query length the kernel sees: padded at the end to whole blocks.
+    pub fn padded_queries(&self) -> i64 {
+        whole_blocks(self.queries, self.block_q)
+    }
+
+    /// The key length the kernel sees: padded at the end to whole blocks, the padding
+    /// masked. Only the last key block holds padding.
+    pub fn padded_keys(&self) -> i64 {
+        whole_blocks(self.keys, self.block_kv)
+    }
+
     /// (batch, key/value head, query block, key block).
     pub fn grid(&self) -> [i64; 4] {
-        [self.batch, self.kv_heads, self.queries / self.block_q, self.keys / self.block_kv]
+        [self.batch, self.kv_heads, self.padded_queries() / self.block_q, self.padded_keys() / self.block_kv]
     }
 
     /// MXU flops the kernel does (causal counts the blocks it computes).
@@ -114,19 +130,25 @@ impl KernelPlan {
     pub fn bytes_accessed(&self) -> i64 {
         let size = |element: &str| if element == "bf16" { 2 } else { 4 };
         let (i, o) = (size(&self.input), size(&self.output));
-        let q = self.batch * self.q_heads * self.queries * self.head_dim * i;
-        let kv = self.batch * self.kv_heads * self.keys * (self.head_dim + self.value_dim) * i;
-        let out = self.batch * self.q_heads * self.queries * self.value_dim * o;
+        let (queries, keys) = (self.padded_queries(), self.padded_keys());
+        let q = self.batch * self.q_heads * queries * self.head_dim * i;
+        let kv = self.batch * self.kv_heads * keys * (self.head_dim + self.value_dim) * i;
+        let out = self.batch * self.q_heads * queries * self.value_dim * o;
         let extras: i64 = [&self.mask, &self.bias]
             .into_iter()
             .flatten()
             .map(|extra| {
                 let (b, h) = (if extra.one_batch { 1 } else { self.batch }, if extra.one_head { 1 } else { self.q_heads });
-                b * h * self.queries * self.keys * size(&extra.element)
+                b * h * queries * keys * size(&extra.element)
             })
             .sum();
         q + kv + out + extras
     }
+}
+
+/// `length` rounded up to a multiple of `block`.
+pub fn whole_blocks(length: i64, block: i64) -> i64 {
+    (length + block - 1) / block * block
 }
 
 /// SSA text in generic form, one op per line.
@@ -261,21 +283,26 @@ impl Writer {
     }
 }
 
-/// The block tests of a banded (causal or windowed) kernel, computed once per step.
+/// The block tests of a kernel with a causal or windowed band, or padded keys, computed
+/// once per step.
 struct BandTests {
     left: Option<i64>,
     right: Option<i64>,
+    /// The last real key, when keys are padded.
+    last_real_key: Option<i64>,
     first_query: String,
     first_key: String,
-    /// The key block holds an allowed key for some query of the query block.
-    needed: String,
-    /// Some (query, key) pair of the blocks is outside the band: the block needs the mask.
+    /// The key block holds an allowed key for some query of the query block (None: every
+    /// block does).
+    needed: Option<String>,
+    /// Some (query, key) pair of the blocks is not allowed: the block needs the mask.
     crosses: String,
 }
 
 fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTests> {
     let (left, right) = plan.band();
-    if left.is_none() && right.is_none() {
+    let last_real_key = (plan.padded_keys() > plan.keys).then_some(plan.keys - 1);
+    if left.is_none() && right.is_none() && last_real_key.is_none() {
         return None;
     }
     let (bq, bk) = (plan.block_q, plan.block_kv);
@@ -301,9 +328,13 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
         needed.push(w.cmpi(5, &last_key, &first_allowed_first, "i32", "i1"));
         crosses.push(w.cmpi(2, &first_key, &first_allowed_last, "i32", "i1"));
     }
-    let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1")).expect("a bound");
+    if let Some(last_real_key) = last_real_key {
+        let limit = w.i32(last_real_key);
+        crosses.push(w.cmpi(4, &last_key, &limit, "i32", "i1"));
+    }
+    let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1"));
     let crosses = crosses.into_iter().reduce(|a, b| w.binary("arith.ori", &a, &b, "i1")).expect("a bound");
-    Some(BandTests { left, right, first_query, first_key, needed, crosses })
+    Some(BandTests { left, right, last_real_key, first_query, first_key, needed, crosses })
 }
 
 /// The window of a [B|1, N|1, Tq, Tk] operand. A per-head one arrives like Q, as
@@ -392,7 +423,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
             s = w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores));
         }
         if let Some(bounds) = band.as_ref() {
-            // Only blocks the band's edges cross need the mask.
+            // Only blocks the band's edges (or the end of the keys) cross need the mask.
             let unmasked = s.clone();
             let crosses = bounds.crosses.clone();
             s = w.choose(
@@ -427,9 +458,20 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
                         let limit = w.binary("arith.subi", &row, &offset, &ints);
                         conditions.push(w.cmpi(5, &column, &limit, &ints, &bools));
                     }
-                    let allowed = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)).expect("a bound");
-                    let masked = w.splat(MASKED, &scores);
-                    w.op("arith.select", &[(&allowed, &bools), (&unmasked, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores))
+                    let select = |w: &mut Writer, keep: &str, s: &str, value: f64| {
+                        let replacement = w.splat(value, &scores);
+                        w.op("arith.select", &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))], "", &f32s(&scores))
+                    };
+                    let mut s = unmasked.clone();
+                    if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
+                        s = select(w, &allowed, &s, MASKED);
+                    }
+                    if let Some(last_real_key) = bounds.last_real_key {
+                        let limit = w.constant(&format!("dense<{last_real_key}>"), &ints);
+                        let real = w.cmpi(3, &column, &limit, &ints, &bools);
+                        s = select(w, &real, &s, PADDING);
+                    }
+                    s
                 },
                 |_| unmasked.clone(),
             );
@@ -463,12 +505,9 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
         w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
     };
-    match band.as_ref() {
+    match band.as_ref().and_then(|bounds| bounds.needed.clone()) {
         // Key blocks wholly outside the band are skipped.
-        Some(bounds) => {
-            let needed = bounds.needed.clone();
-            w.when(&needed, step);
-        }
+        Some(needed) => w.when(&needed, step),
         None => step(&mut w),
     }
 

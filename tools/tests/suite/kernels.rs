@@ -40,6 +40,10 @@ const CONFIGS: &[Config] = &[
     Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
     Config { name: "bias_f32", batch: 2, q_heads: 2, kv_heads: 2, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: false, q_gain: 1.0 },
     Config { name: "mask_and_bias_bf16", batch: 2, q_heads: 2, kv_heads: 1, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0 },
+    // Lengths the blocks do not divide: padded to whole blocks, the key tail masked.
+    Config { name: "padded_causal_gqa_bf16", batch: 1, q_heads: 4, kv_heads: 2, length: 200, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 8.0 },
+    Config { name: "padded_window_mqa_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 200, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
+    Config { name: "padded_mask_and_bias_f32", batch: 2, q_heads: 2, kv_heads: 1, length: 136, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0 },
     Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0 },
 ];
 
