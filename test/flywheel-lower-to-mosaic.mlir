@@ -1,8 +1,9 @@
-// flywheel-lower-to-mosaic: flywheel.attention -> a Mosaic flash-attention kernel called
-// through stablehlo.custom_call @tpu_custom_call, compiled by libtpu (deviceless).
+// flywheel-lower-to-mosaic: flywheel.attention_kernel (tile IR from flywheel-tile) -> its
+// Mosaic kernel serialized into stablehlo.custom_call @tpu_custom_call, compiled by libtpu
+// (deviceless).
 
-// RUN: flywheel-opt %S/fixtures/attention_gqa_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true})' -o %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: remark: lowered to a Mosaic kernel (grid 2x2x1x1, query group 4, blocks 128x128)
+// RUN: flywheel-opt %S/fixtures/attention_gqa_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 4, blocks 128x128)
 // RUN: FileCheck %s --check-prefix=CALL < %t.gqa.mlir
 // Q to [B, Nkv, T x group, D] (each query's 4 group heads in adjacent rows), K and V to
 // BNTH, the kernel (cost: 2 MXU products of 2*128*128*64 flops per (batch, query head),
@@ -22,9 +23,9 @@
 // RUN: flywheel compile --target v5e %t.gqa.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v6e %t.gqa.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.gqa.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/fixtures/attention_causal_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic)' -o %t.causal.mlir
+// RUN: flywheel-opt %S/fixtures/attention_causal_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.causal.mlir
 // RUN: flywheel compile --target v6e %t.causal.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/fixtures/attention_softcap_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic)' -o %t.softcap.mlir
+// RUN: flywheel-opt %S/fixtures/attention_softcap_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.softcap.mlir
 // RUN: flywheel compile --target tpu7x %t.softcap.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // COMPILE: compiled {{.*}} for
 // COMPILE: flops
@@ -32,7 +33,7 @@
 // Static cycles, the kernel by its name (BNTH operands: libtpu 0.0.50.1's static
 // profiler aborts on the kernel when transposes sit on both its inputs and its output,
 // though the module compiles; see the README).
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-lower-to-mosaic -o %t.bnth.mlir
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile --flywheel-lower-to-mosaic -o %t.bnth.mlir
 // RUN: flywheel profile --target v6e %t.bnth.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
 // PROFILE: {{[a-z_.0-9]+}} {{ *}}{{[1-9][0-9]*}}
 // PROFILE: total {{ *[1-9][0-9]*}}
@@ -40,31 +41,22 @@
 // RUN: not flywheel profile --target v6e %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=ABORT
 // ABORT: flywheel: error: libtpu aborted while profiling: Static LLO profiling of {{.*}} failed: FAILED_PRECONDITION: Cannot schedule FIFO pop instruction when the FIFO is empty
 
-// What the baseline kernel does not serve stays for the reference lowering.
-// RUN: flywheel-opt %S/Inputs/segments.mlir --flywheel-lower-to-mosaic=remarks=true 2>&1 | FileCheck %s --check-prefix=KEPT
-// KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
-// KEPT: "flywheel.attention"
-// KEPT-NOT: tpu_custom_call
 // Biases and masks are extra windowed operands (the mask as i32); both compile.
-// RUN: flywheel-opt %S/fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic)' -o %t.mask.mlir
+// RUN: flywheel-opt %S/fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.mask.mlir
 // RUN: FileCheck %s --check-prefix=MASK < %t.mask.mlir
 // MASK: "stablehlo.convert"(%arg3) : (tensor<2x1x128x128xi1>) -> tensor<2x1x128x128xi32>
 // MASK: "stablehlo.custom_call"({{.*}} : (tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x1x128x128xi32>) -> tensor<2x4x128x64xbf16>
 // RUN: flywheel compile --target v6e %t.mask.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic)' -o %t.bias.mlir
+// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.bias.mlir
 // RUN: flywheel compile --target v5e %t.bias.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Sliding windows are served (skipping blocks outside the band, masking its edges).
-// RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{remarks=true causal-block-q=64 causal-block-kv=32})' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
-// WINDOW: remark: lowered to a Mosaic kernel (grid 2x4x2x4, query group 1, blocks 64x32)
+// RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true causal-block-q=64 causal-block-kv=32},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
+// WINDOW: remark: tiled into a Mosaic kernel (grid 2x4x2x4, query group 1, blocks 64x32)
 // RUN: flywheel compile --target tpu7x %t.window.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// A band that leaves a query with no key is kept (the kernel does not do uniform rows).
-// RUN: flywheel-opt %s --split-input-file --flywheel-lower-to-mosaic=remarks=true --verify-diagnostics
-// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{block-q=50 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
-// TILES: remark: kept for the reference lowering: blocks 50/128 for sequence lengths 128/128: a block is a whole sequence or a multiple of 8
 // Lengths the blocks do not divide are padded with zeros to whole blocks (the key
 // padding masked in the kernel) and the output sliced back; the result compiles.
-// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-mosaic{block-q=48 block-kv=96 remarks=true})' -o %t.padded.mlir 2>&1 | FileCheck %s --check-prefix=PADDED-REMARK
-// PADDED-REMARK: remark: lowered to a Mosaic kernel (grid 2x4x3x2, query group 1, blocks 48x96)
+// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96 remarks=true},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.padded.mlir 2>&1 | FileCheck %s --check-prefix=PADDED-REMARK
+// PADDED-REMARK: remark: tiled into a Mosaic kernel (grid 2x4x3x2, query group 1, blocks 48x96)
 // RUN: FileCheck %s --check-prefix=PADDED < %t.padded.mlir
 // PADDED: "stablehlo.pad"(%arg0, %{{.*}}) <{edge_padding_high = array<i64: 0, 16, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<2x128x4x64xf32>, tensor<f32>) -> tensor<2x144x4x64xf32>
 // PADDED: "stablehlo.pad"(%arg1, %{{.*}}) <{edge_padding_high = array<i64: 0, 64, 0, 0>, {{.*}}-> tensor<2x192x4x64xf32>
@@ -77,9 +69,13 @@
 // RUN: flywheel check %S/fixtures/attention_mha_f32.mlir %t.padded.mlir | FileCheck %s --check-prefix=PADDED-CHECK
 // PADDED-CHECK: check: passed
 
-// Queries past the 64 keys have no allowed key under window [0, 0].
-func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32> {
-  // expected-remark@below {{kept for the reference lowering: some query has no allowed key}}
-  %o = "flywheel.attention"(%q, %k, %v) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.125 : f32, causal = false, window = array<i64: 0, 0>, layout = "BNTH", q_heads = 2, kv_heads = 2} : (tensor<1x2x128x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32>
-  return %o : tensor<1x2x128x64xf32>
+// A kernel op whose kernel module is missing is an error at its location, and nothing is
+// written.
+// RUN: not flywheel-opt %s --flywheel-lower-to-mosaic -o %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: flywheel-lower-to-mosaic.mlir:[[@LINE+4]]:8: error: 'flywheel.attention_kernel' op: cannot serialize its kernel: no kernel module @nowhere in the program
+// RUN: test ! -e %t.missing.mlir
+
+func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
+  %o = "flywheel.attention_kernel"(%q, %q, %q) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, flops = 1 : i64, transcendentals = 1 : i64, bytes_accessed = 1 : i64, kernel = @nowhere} : (tensor<1x1x128x64xf32>, tensor<1x1x128x64xf32>, tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32>
+  return %o : tensor<1x1x128x64xf32>
 }

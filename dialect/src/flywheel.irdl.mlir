@@ -113,4 +113,57 @@ irdl.dialect @flywheel {
       "layout" = %layout
     }
   }
+
+// =====================================================================================
+// Tile IR: what `flywheel-tile` makes of a flywheel.attention, what the FlyWheel
+// transforms rewrite, and what `flywheel-lower-to-mosaic` serializes for libtpu.
+//
+// flywheel.attention_kernel: a flywheel.attention as a Mosaic kernel call.
+//   operands: q [B, Nkv, Tq' x group, D] (query t of group head g at row t x group + g),
+//             k, v [B, Nkv, Tk', D|Dv], mask? i32 and bias? [B|1, Nkv|1, rows, Tk'] laid
+//             out like q (or [B|1, 1, Tq', Tk'] when shared by the heads), lengths
+//             padded to whole blocks (`operandSegmentSizes` says which are present).
+//   result:   o [B, Nkv, Tq' x group, Dv], laid out like q.
+//   attributes: kernel : the symbol of the kernel module, a `builtin.module` at the top
+//             of the program: the kernel function (grid, windows and dimension
+//             semantics as Mosaic spells them: `iteration_bounds`, `window_params`,
+//             ...), its index maps, `stable_mosaic.version`. The per-grid-step program
+//             is upstream vector/arith/math/scf ops plus flywheel.matmul; scale, max,
+//             exp, sum, rescale, normalization and masks are separate ops.
+//             flops, transcendentals, bytes_accessed : i64, the cost libtpu is told.
+  irdl.operation @attention_kernel {
+    %q = irdl.base "!builtin.tensor"
+    %k = irdl.base "!builtin.tensor"
+    %v = irdl.base "!builtin.tensor"
+    %mask = irdl.base "!builtin.tensor"
+    %bias = irdl.base "!builtin.tensor"
+    %o = irdl.base "!builtin.tensor"
+    %flops = irdl.base "#builtin.integer"
+    %transcendentals = irdl.base "#builtin.integer"
+    %bytes_accessed = irdl.base "#builtin.integer"
+    %kernel = irdl.base "#builtin.symbol_ref"
+    irdl.operands(q: %q, k: %k, v: %v, mask: optional %mask, bias: optional %bias)
+    irdl.results(o: %o)
+    irdl.attributes {
+      "flops" = %flops,
+      "transcendentals" = %transcendentals,
+      "bytes_accessed" = %bytes_accessed,
+      "kernel" = %kernel
+    }
+  }
+
+// flywheel.matmul: one MXU product in a kernel, acc + lhs . rhs (rhs^T when
+// `transpose_rhs`), 2-D vectors; bf16 or f32 operands, products exact, f32 accumulator.
+  irdl.operation @matmul {
+    %lhs = irdl.base "!builtin.vector"
+    %rhs = irdl.base "!builtin.vector"
+    %acc = irdl.base "!builtin.vector"
+    %result = irdl.base "!builtin.vector"
+    %transpose_rhs = irdl.base "#builtin.integer"
+    irdl.operands(lhs: %lhs, rhs: %rhs, acc: %acc)
+    irdl.results(result: %result)
+    irdl.attributes {
+      "transpose_rhs" = %transpose_rhs
+    }
+  }
 }

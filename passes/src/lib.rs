@@ -16,6 +16,7 @@ pub mod raise_attention;
 pub mod raise_gated_delta;
 pub mod pipeline;
 pub mod registry;
+pub mod tile;
 pub mod tpu_pipeline;
 pub mod trace;
 pub mod verify;

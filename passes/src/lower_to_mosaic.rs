@@ -1,30 +1,22 @@
-//! `flywheel-lower-to-mosaic`: replaces each `flywheel.attention` the baseline kernel
-//! serves with a Mosaic TPU kernel (`mosaic_attention.rs`) called through
-//! `stablehlo.custom_call @tpu_custom_call`, as Pallas does: the kernel module as
-//! generic-form text in the JSON `backend_config` (base64), with its flops, transcendentals
-//! and bytes as the cost estimate. Q, K, V are transposed to BNTH around the call. An op
-//! the kernel cannot serve stays (for the reference lowering), with a remark saying why.
+//! `flywheel-lower-to-mosaic`: replaces each `flywheel.attention_kernel` (tile IR from
+//! `flywheel-tile`) with `stablehlo.custom_call @tpu_custom_call`, as Pallas calls Mosaic
+//! kernels: the kernel module serialized (generic form, `flywheel.matmul` as
+//! `tpu.matmul`, every op name under `stable_mosaic.`) and base64-encoded into the JSON
+//! `backend_config` with the op's flops, transcendentals and bytes as the cost estimate.
 
 use crate::{
-    atoms::{Atoms, Axis},
-    hlo::{materialize, HloBuilder},
-    mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
-    options::{OptionKind, OptionSpec, PassOptions},
+    hlo::HloBuilder,
+    options::{OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
 };
 use base64::Engine;
-use flywheel_dialect::{
-    diagnostics::{emit_error, emit_remark},
-    layout::Axis as Role,
-    ops::AttentionOp,
-    stablehlo::build,
-    tensor::TensorInfo,
-};
+use flywheel_dialect::{diagnostics::emit_error, stablehlo::build};
 use melior::{
     ir::{
-        operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+        attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
+        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
         r#type::TypeId,
-        Attribute, Value, ValueLike,
+        Attribute, BlockLike, RegionLike, Value, ValueLike,
     },
     pass::{create_external, ExternalPass, Pass},
 };
@@ -33,36 +25,16 @@ use melior::{
 struct PassId;
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "256", help: "Query rows per grid step (capped at the sequence length)" },
-    OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
-    OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "512", help: "Query rows per grid step for causal attention" },
-    OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "512", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
-];
-
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-lower-to-mosaic",
-    summary: "Lower flywheel.attention to a Mosaic TPU kernel (tpu_custom_call)",
-    options: OPTIONS,
+    summary: "Serialize each flywheel.attention_kernel into a Mosaic TPU kernel call (tpu_custom_call)",
+    options: &[] as &[OptionSpec],
     create,
 };
 
-/// Block sizes (query, key) for plain and for causal attention.
-#[derive(Clone, Copy, Debug)]
-pub struct Blocks {
-    pub plain: (i64, i64),
-    pub causal: (i64, i64),
-}
-
-fn create(options: &PassOptions) -> Pass {
-    let blocks = Blocks {
-        plain: (options.int("block-q"), options.int("block-kv")),
-        causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
-    };
-    let remarks = options.bool("remarks");
+fn create(_: &PassOptions) -> Pass {
     create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_mosaic(op, blocks, remarks)),
+        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_mosaic(op)),
         TypeId::create(&PASS_ID),
         "FlyWheelLowerToMosaic",
         PASS.name,
@@ -72,212 +44,217 @@ fn create(options: &PassOptions) -> Pass {
     )
 }
 
-/// Lowers every attention under `root` the kernel serves; false on an internal error.
-pub fn lower_to_mosaic(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
-    let mut ops = Vec::new();
+const KERNEL: &str = "flywheel.attention_kernel";
+
+/// Lowers every attention kernel under `root`; false on an internal error.
+pub fn lower_to_mosaic(root: OperationRef) -> bool {
+    let mut kernels = Vec::new();
     root.walk(WalkOrder::PostOrder, |op| {
-        if AttentionOp::from_operation(op).is_some() {
-            ops.push(op.to_raw());
+        if op.name().as_string_ref().as_str() == Ok(KERNEL) {
+            kernels.push(op.to_raw());
         }
         WalkResult::Advance
     });
-    for raw in ops {
-        // SAFETY: each op is erased only after it is lowered, and none is visited twice.
+    for raw in kernels {
+        // SAFETY: each op (and its kernel module) is erased only after it is lowered, and
+        // none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
-        let attention = AttentionOp::from_operation(op).expect("collected as attention");
-        match plan(attention, blocks) {
-            Ok(plan) => {
-                if let Err(message) = emit_kernel(attention, &plan) {
-                    emit_error(op.location(), &format!("'flywheel.attention' op: internal error emitting its kernel: {message}"));
-                    return false;
-                }
-                if remarks {
-                    let [b, h, qb, kb] = plan.grid();
-                    emit_remark(op.location(), &format!("lowered to a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{})", plan.group(), plan.block_q, plan.block_kv));
-                }
-                unsafe { mlir_sys::mlirOperationDestroy(raw) };
-            }
-            Err(reason) => {
-                if remarks {
-                    emit_remark(op.location(), &format!("kept for the reference lowering: {reason}"));
-                }
+        match kernel_module(root, op).and_then(|module| lower_kernel(op, module).map(|()| module)) {
+            Ok(module) => unsafe {
+                mlir_sys::mlirOperationDestroy(raw);
+                mlir_sys::mlirOperationDestroy(module.to_raw());
+            },
+            Err(message) => {
+                emit_error(op.location(), &format!("'{KERNEL}' op: cannot serialize its kernel: {message}"));
+                return false;
             }
         }
     }
     true
 }
 
-fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
-    let info = TensorInfo::of_value(value).ok_or("an operand is not a ranked tensor")?;
-    let dims = info.shape.iter().map(|d| d.ok_or("dynamic shape")).collect::<Result<Vec<_>, _>>()?;
-    Ok((dims, info.element_name()))
+/// The kernel module `op` names (a `builtin.module` directly in `root`).
+fn kernel_module<'c, 'a>(root: OperationRef<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<OperationRef<'c, 'a>, String> {
+    let symbol = op.attribute("kernel").ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()).ok_or("no 'kernel' symbol")?.value().to_owned();
+    let mut next = root.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
+    while let Some(candidate) = next {
+        let name = candidate.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
+        if candidate.name().as_string_ref().as_str() == Ok("builtin.module") && name.is_some_and(|name| name.value() == symbol) {
+            return Ok(candidate);
+        }
+        next = candidate.next_in_block();
+    }
+    Err(format!("no kernel module @{symbol} in the program"))
 }
 
-/// The kernel plan for an op, or why the baseline kernel cannot serve it.
-fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
-    if attention.q_segment_ids().is_some() {
-        return Err("segment ids are not in the baseline kernel yet".into());
-    }
-    let extra = |value: Option<Value>| -> Result<Option<Extra>, String> {
-        value
-            .map(|value| {
-                let (dims, element) = shape(value)?;
-                Ok(Extra { one_batch: dims[0] == 1, one_head: dims[1] == 1, element })
-            })
-            .transpose()
+fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
+    let body = serialize(module)?;
+    let cost = |name: &str| -> Result<i64, String> {
+        let attribute = op.attribute(name).map_err(|_| format!("no '{name}'"))?;
+        IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| format!("'{name}' is not an integer"))
     };
-    let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
-    if bias.as_ref().is_some_and(|b| !matches!(b.element.as_str(), "bf16" | "f32")) {
-        return Err("the bias is neither bf16 nor f32".into());
-    }
-    let layout = attention.layout()?;
-    let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
-    let ((q, input), (k, k_element), (v, v_element)) = (value(attention.q())?, value(attention.k())?, value(attention.v())?);
-    let (_, output) = shape(attention.operation().result(0).map_err(|_| "no result")?.into())?;
-    if k_element != input || v_element != input || !matches!(input.as_str(), "bf16" | "f32") || !matches!(output.as_str(), "bf16" | "f32") {
-        return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, all alike)"));
-    }
-    let at = |dims: &[i64], role: Role| dims[layout.position(role)];
-    let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
-    let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
-    // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
-    // sequence it does not divide is padded at the end to whole blocks. A short sequence
-    // gets one block, of its length rounded up to 8 queries or 128 keys (a whole number
-    // of lanes in the score tile: libtpu's profiler aborts on ragged lane tiles).
-    let (block_q, block_kv) = (block_q.min(whole_blocks(queries, 8)), block_kv.min(whole_blocks(keys, 128)));
-    let fits = |length: i64, block: i64| block == length || (block > 0 && block % 8 == 0);
-    if !fits(queries, block_q) || !fits(keys, block_kv) {
-        return Err(format!("blocks {block_q}/{block_kv} for sequence lengths {queries}/{keys}: a block is a whole sequence or a multiple of 8"));
-    }
-    let plan = KernelPlan {
-        batch: at(&q, Role::Batch),
-        q_heads: attention.q_heads()?,
-        kv_heads: attention.kv_heads()?,
-        queries,
-        keys,
-        head_dim: at(&q, Role::HeadDim),
-        value_dim: at(&v, Role::HeadDim),
-        block_q,
-        block_kv,
-        input,
-        output,
-        scale: attention.scale()?,
-        causal: attention.causal()?,
-        window: attention.window()?,
-        soft_cap: attention.logit_soft_cap()?,
-        mask,
-        bias,
-    };
-    if plan.mask.is_some() && plan.band() != (None, None) {
-        // A row the mask empties is uniform over all keys; with a band the kernel skips blocks.
-        return Err("a mask together with causal or a window is not in the baseline kernel yet".into());
-    }
-    if !plan.every_row_attends() {
-        return Err("some query has no allowed key (its row would be uniform over all keys, which the kernel does not do)".into());
-    }
-    Ok(plan)
-}
-
-/// The `backend_config` JSON of a `tpu_custom_call`.
-fn backend_config(plan: &KernelPlan, body: &str) -> String {
-    format!(
+    let config = format!(
         "{{\"custom_call_config\": {{\"body\": \"{}\", \"cost_estimate\": {{\"flops\": {}, \"transcendentals\": {}, \"bytes_accessed\": {}, \"remote_bytes_transferred\": 0}}, \"serialization_format\": 1, \"needs_layout_passes\": true}}}}",
-        base64::engine::general_purpose::STANDARD.encode(body),
-        plan.flops(),
-        plan.transcendentals(),
-        plan.bytes_accessed()
-    )
-}
-
-fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Result<(), String> {
-    let op = attention.operation();
+        base64::engine::general_purpose::STANDARD.encode(&body),
+        cost("flops")?,
+        cost("transcendentals")?,
+        cost("bytes_accessed")?
+    );
     let b = HloBuilder::before(op);
-    let layout = attention.layout()?;
-    // Q (and O) as [B, Nkv, T x group, D] with each query's group heads adjacent, K and V
-    // as BNTH, per-head masks and biases like Q: each a reshape/transpose of the operand,
-    // its sequences first padded with zeros to whole blocks.
-    let mut atoms = Atoms::new();
-    let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
-    let (batch, time, kv_heads, group) = (fresh(plan.batch), fresh(plan.padded_queries()), fresh(plan.kv_heads), fresh(plan.group()));
-    let (keys, head_dim, value_dim) = (fresh(plan.padded_keys()), fresh(plan.head_dim), fresh(plan.value_dim));
-    let q_heads = [kv_heads.clone(), group.clone()].concat();
-    let stacked = [time.clone(), group.clone()].concat();
-    let in_layout = |sequence: &Axis, heads: &Axis, dim: &Axis| -> Vec<Axis> {
-        layout
-            .order()
-            .iter()
-            .map(|role| match role {
-                Role::Batch => batch.clone(),
-                Role::Sequence => sequence.clone(),
-                Role::Heads => heads.clone(),
-                Role::HeadDim => dim.clone(),
-            })
-            .collect()
-    };
-    // Pads `value` to the sizes of `axes`, then rearranges it to `target`.
-    let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| -> Result<Value<'c, 'a>, String> {
-        let (dims, element) = shape(value)?;
-        let padded: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
-        let value = b.pad_with_zeros(value, &dims, &padded, &element);
-        Ok(materialize(&b, &atoms, value, axes, &element, target))
-    };
-    let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
-    let mut operands = vec![
-        rearrange(operand(attention.q())?, &in_layout(&time, &q_heads, &head_dim), &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()])?,
-        rearrange(operand(attention.k())?, &in_layout(&keys, &kv_heads, &head_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), head_dim.clone()])?,
-        rearrange(operand(attention.v())?, &in_layout(&keys, &kv_heads, &value_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()])?,
-    ];
-    let extra = |value: Value<'c, 'a>, extra: &Extra| -> Result<Value<'c, 'a>, String> {
-        let batch = if extra.one_batch { Vec::new() } else { batch.clone() };
-        let axes = [batch.clone(), if extra.one_head { Vec::new() } else { q_heads.clone() }, time.clone(), keys.clone()];
-        let target = if extra.one_head { axes.clone() } else { [batch, kv_heads.clone(), stacked.clone(), keys.clone()] };
-        rearrange(value, &axes, &target)
-    };
-    if let (Some(mask), Some(plan_mask)) = (attention.mask(), &plan.mask) {
-        // The kernel reads the mask as i32 (nonzero = allowed).
-        let (dims, _) = shape(mask)?;
-        operands.push(extra(b.convert(mask, &dims, "i1", "i32"), plan_mask)?);
-    }
-    if let (Some(bias), Some(plan_bias)) = (attention.bias(), &plan.bias) {
-        operands.push(extra(bias, plan_bias)?);
-    }
-    let body = kernel_module(plan);
     let context = op.context();
-    // The kernel must at least parse before libtpu sees it.
-    let parsed = unsafe {
-        mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: body.as_ptr().cast(), length: body.len() })
-    };
-    if parsed.ptr.is_null() {
-        return Err("the kernel text does not parse".into());
-    }
-    unsafe { mlir_sys::mlirModuleDestroy(parsed) };
-    let result_shape = [plan.batch, plan.kv_heads, plan.padded_queries() * plan.group(), plan.value_dim];
-    let row_major = "dense<[3, 2, 1, 0]> : tensor<4xindex>";
-    let config = backend_config(plan, &body);
+    // SAFETY: the string is copied into the context.
     let config: Attribute = unsafe {
-        Attribute::from_raw(mlir_sys::mlirStringAttrGet(
-            context.to_ref().to_raw(),
-            mlir_sys::MlirStringRef { data: config.as_ptr().cast(), length: config.len() },
-        ))
+        Attribute::from_raw(mlir_sys::mlirStringAttrGet(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: config.as_ptr().cast(), length: config.len() }))
     };
+    let operands: Vec<Value> = op.operands().collect();
+    let result = op.result(0).map_err(|_| "no result")?;
+    let row_major = |value: Value| format!("dense<{:?}> : tensor<{}xindex>", (0..rank(value)).rev().collect::<Vec<_>>(), rank(value));
+    let layouts: Vec<String> = operands.iter().map(|&value| row_major(value)).collect();
     // The call's attributes are properties, as JAX writes them; the kernel name is not.
     let properties = [
         ("api_version", b.attribute("1 : i32")),
         ("backend_config", config),
         ("call_target_name", b.attribute("\"tpu_custom_call\"")),
         ("has_side_effect", b.attribute("false")),
-        ("operand_layouts", b.attribute(&format!("[{}]", vec![row_major; operands.len()].join(", ")))),
-        ("result_layouts", b.attribute(&format!("[{row_major}]"))),
+        ("operand_layouts", b.attribute(&format!("[{}]", layouts.join(", ")))),
+        ("result_layouts", b.attribute(&format!("[{}]", row_major(result.into())))),
     ];
-    let mut call = build("stablehlo.custom_call", op.location(), &operands, &[b.tensor_type(&result_shape, &plan.output)], &properties);
+    let mut call = build("stablehlo.custom_call", op.location(), &operands, &[result.r#type()], &properties);
     call.set_attribute("kernel_name", b.attribute("\"flywheel_attention\""));
-    let call = b.insert_op(call).result(0).expect("one result").into();
-    let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
-    let output_axes = in_layout(&time, &q_heads, &value_dim);
-    let output = materialize(&b, &atoms, call, &result_axes, &plan.output, &output_axes);
-    let result = op.result(0).map_err(|_| "no result")?;
-    let padded: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
-    let output = b.leading_slice(output, &padded, &shape(result.into())?.0, &plan.output);
-    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
+    let call = b.insert_op(call).result(0).expect("one result");
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), call.to_raw()) };
     Ok(())
+}
+
+fn rank(value: Value) -> i64 {
+    unsafe { mlir_sys::mlirShapedTypeGetRank(melior::ir::TypeLike::to_raw(&value.r#type())) }
+}
+
+/// The kernel module as libtpu reads it: `flywheel.matmul` becomes `tpu.matmul`, and the
+/// module is printed in generic form with each op's name under `stable_mosaic.`.
+fn serialize(module: OperationRef) -> Result<String, String> {
+    let mut matmuls = Vec::new();
+    module.walk(WalkOrder::PostOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("flywheel.matmul") {
+            matmuls.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in matmuls {
+        // SAFETY: collected from the live module; each is replaced and erased once.
+        let matmul = unsafe { OperationRef::from_raw(raw) };
+        lower_matmul(matmul)?;
+        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    }
+    let text = module.to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form()).map_err(|error| error.to_string())?;
+    Ok(properties_as_attributes(&text).iter().map(|line| stable_mosaic_names(line)).collect::<Vec<_>>().join("\n"))
+}
+
+/// Generic-form lines with each op's properties (`<{...}>`) moved into its attribute
+/// dictionary: Mosaic reads the `stable_mosaic.*` ops as unregistered ops, which keep
+/// only their attribute dictionary. An op with regions has its dictionary after the
+/// `})` that closes them, on the first later line at the op's own indentation.
+fn properties_as_attributes(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut open: Vec<(usize, String)> = Vec::new();
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let mut line = line.to_owned();
+        if line.trim_start().starts_with("})") && open.last().is_some_and(|(depth, _)| *depth == indent) {
+            let (_, properties) = open.pop().expect("checked");
+            let split = indent + 2;
+            line = format!("{}{}", &line[..split], with_attributes(&line[split..], &properties));
+        }
+        if let Some(start) = line.find("<{") {
+            let length = line[start..].find("}>").expect("properties close on their line");
+            let properties = line[start + 2..start + length].to_owned();
+            let rest = line[start + length + 2..].to_owned();
+            let head = line[..start].trim_end().to_owned();
+            if rest.trim_start().starts_with("({") {
+                open.push((indent, properties));
+                line = format!("{head}{rest}");
+            } else {
+                line = format!("{head}{}", with_attributes(&rest, &properties));
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// `rest` (` {attributes} : types` or ` : types`) with `properties` joined to its
+/// attribute dictionary.
+fn with_attributes(rest: &str, properties: &str) -> String {
+    match rest.strip_prefix(" {") {
+        Some(attributes) => format!(" {{{properties}, {attributes}"),
+        None => format!(" {{{properties}}}{rest}"),
+    }
+}
+
+/// Replaces `flywheel.matmul` with Mosaic's `tpu.matmul` (lhs [M, K]; rhs [K, N], or
+/// [N, K] when transposed; f32 accumulator).
+fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
+    let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
+    let (rhs_contracting, rhs_free) = if transposed { (1, 0) } else { (0, 1) };
+    let numbers = format!("#tpu.dot_dimension_numbers<[1], [{rhs_contracting}], [0], [{rhs_free}], [0, 0, 1, {rhs_free}], [], []>");
+    let b = HloBuilder::before(matmul);
+    let operands: Vec<Value> = matmul.operands().collect();
+    let result = matmul.result(0).map_err(|_| "no result")?;
+    let mut mosaic = OperationBuilder::new("tpu.matmul", matmul.location())
+        .add_operands(&operands)
+        .add_results(&[result.r#type()])
+        .build()
+        .map_err(|error| error.to_string())?;
+    for (name, value) in [("dimension_numbers", numbers.as_str()), ("transpose_lhs", "false"), ("transpose_lhs_hint", "false"), ("transpose_rhs", "false")] {
+        mosaic.set_attribute(name, b.attribute(value));
+    }
+    let mosaic = b.insert_op(mosaic).result(0).expect("one result");
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), mosaic.to_raw()) };
+    Ok(())
+}
+
+/// One line of generic-form text with its op name (the first quoted dotted name followed
+/// by `(`) moved under `stable_mosaic.`; the enclosing `builtin.module` keeps its name.
+fn stable_mosaic_names(line: &str) -> String {
+    let Some(start) = line.find('"') else { return line.to_owned() };
+    let rest = &line[start + 1..];
+    let Some(length) = rest.find('"') else { return line.to_owned() };
+    let name = &rest[..length];
+    let is_op = rest[length + 1..].starts_with('(') && name.contains('.') && name != "builtin.module";
+    if is_op {
+        format!("{}\"stable_mosaic.{name}{}", &line[..start], &rest[length..])
+    } else {
+        line.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{properties_as_attributes, stable_mosaic_names};
+
+    #[test]
+    fn properties_join_the_attribute_dictionary() {
+        let text = "  %0 = \"arith.constant\"() <{value = 0 : i32}> : () -> i32\n  %1 = \"tpu.x\"() <{a = 1}> {b = 2} : () -> i32\n  \"func.func\"() <{sym_name = \"f\"}> ({\n    \"scf.if\"(%c) ({\n    }) : (i1) -> ()\n  }) {c = 3} : () -> ()\n  \"func.func\"() <{sym_name = \"g\"}> ({\n  }) : () -> ()";
+        assert_eq!(
+            properties_as_attributes(text),
+            [
+                "  %0 = \"arith.constant\"() {value = 0 : i32} : () -> i32",
+                "  %1 = \"tpu.x\"() {a = 1, b = 2} : () -> i32",
+                "  \"func.func\"() ({",
+                "    \"scf.if\"(%c) ({",
+                "    }) : (i1) -> ()",
+                "  }) {sym_name = \"f\", c = 3} : () -> ()",
+                "  \"func.func\"() ({",
+                "  }) {sym_name = \"g\"} : () -> ()",
+            ]
+        );
+    }
+
+    #[test]
+    fn op_names_move_under_stable_mosaic() {
+        assert_eq!(stable_mosaic_names(r#"    %0 = "arith.mulf"(%a, %b) : (f32, f32) -> f32"#), r#"    %0 = "stable_mosaic.arith.mulf"(%a, %b) : (f32, f32) -> f32"#);
+        assert_eq!(stable_mosaic_names(r#"  "func.return"() : () -> ()"#), r#"  "stable_mosaic.func.return"() : () -> ()"#);
+        assert_eq!(stable_mosaic_names(r#""builtin.module"() ({"#), r#""builtin.module"() ({"#);
+        assert_eq!(stable_mosaic_names(r#"  }) {sym_name = "q_blocks"} : () -> ()"#), r#"  }) {sym_name = "q_blocks"} : () -> ()"#);
+    }
 }

@@ -1,6 +1,9 @@
-//! The baseline flash-attention kernel, written as a Mosaic kernel module in the
-//! serialized form libtpu reads (`stable_mosaic.<dialect>.<op>` in generic form, module
-//! attribute `stable_mosaic.version`), for `flywheel-lower-to-mosaic`.
+//! The baseline flash-attention kernel as FlyWheel tile IR, for `flywheel-tile`: a kernel
+//! module (module attribute `stable_mosaic.version`) whose kernel function carries the
+//! grid, windows and dimension semantics as Mosaic spells them, its per-grid-step program
+//! in upstream vector/arith/math/scf ops plus `flywheel.matmul` (and Mosaic's `tpu.iota`
+//! and `tpu.vector_store`), written as generic-form text and parsed.
+//! `flywheel-lower-to-mosaic` serializes it for libtpu.
 //!
 //! Grid (batch, key/value head, query block, key block); the key-block axis is the reduction
 //! (`arbitrary`), carrying the running max m, sum l and output accumulator in VMEM
@@ -183,7 +186,7 @@ impl Writer {
         let _ = writeln!(self.text, "{}{text}", "  ".repeat(self.depth));
     }
 
-    /// `%N = "stable_mosaic.<name>"(operands) attributes : (operand types) -> result`.
+    /// `%N = "<name>"(operands) attributes : (operand types) -> result`.
     fn op(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str, result: &str) -> String {
         let id = format!("%v{}", self.next);
         self.next += 1;
@@ -191,7 +194,7 @@ impl Writer {
         let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
         let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
         self.line(&format!(
-            "{id} = \"stable_mosaic.{name}\"({}){attributes} : ({}) -> {result}",
+            "{id} = \"{name}\"({}){attributes} : ({}) -> {result}",
             values.join(", "),
             types.join(", ")
         ));
@@ -203,7 +206,7 @@ impl Writer {
         let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
         let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
         let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
-        self.line(&format!("\"stable_mosaic.{name}\"({}){attributes} : ({}) -> ()", values.join(", "), types.join(", ")));
+        self.line(&format!("\"{name}\"({}){attributes} : ({}) -> ()", values.join(", "), types.join(", ")));
     }
 
     fn constant(&mut self, value: &str, r#type: &str) -> String {
@@ -255,10 +258,10 @@ impl Writer {
 
     /// `scf.if %condition` around `body`, no results.
     fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
-        self.line(&format!("\"stable_mosaic.scf.if\"({condition}) ({{"));
+        self.line(&format!("\"scf.if\"({condition}) ({{"));
         self.depth += 1;
         body(self);
-        self.line("\"stable_mosaic.scf.yield\"() : () -> ()");
+        self.line("\"scf.yield\"() : () -> ()");
         self.depth -= 1;
         self.line("}, {");
         self.line("}) : (i1) -> ()");
@@ -268,15 +271,15 @@ impl Writer {
     fn choose(&mut self, condition: &str, r#type: &str, then: impl FnOnce(&mut Writer) -> String, otherwise: impl FnOnce(&mut Writer) -> String) -> String {
         let id = format!("%v{}", self.next);
         self.next += 1;
-        self.line(&format!("{id} = \"stable_mosaic.scf.if\"({condition}) ({{"));
+        self.line(&format!("{id} = \"scf.if\"({condition}) ({{"));
         self.depth += 1;
         let a = then(self);
-        self.line(&format!("\"stable_mosaic.scf.yield\"({a}) : ({type}) -> ()"));
+        self.line(&format!("\"scf.yield\"({a}) : ({type}) -> ()"));
         self.depth -= 1;
         self.line("}, {");
         self.depth += 1;
         let b = otherwise(self);
-        self.line(&format!("\"stable_mosaic.scf.yield\"({b}) : ({type}) -> ()"));
+        self.line(&format!("\"scf.yield\"({b}) : ({type}) -> ()"));
         self.depth -= 1;
         self.line(&format!("}}) : (i1) -> {type}"));
         id
@@ -359,7 +362,7 @@ fn load_extra(w: &mut Writer, reference: &str, extra: &Extra, element: &str, gro
 }
 
 /// The kernel module for `plan`, as text.
-pub fn kernel_module(plan: &KernelPlan) -> String {
+pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
     let (input, output) = (plan.input.as_str(), plan.output.as_str());
     // Q and O arrive as [B, Nkv, T x group, D]: query t of head g of the group is row
@@ -395,8 +398,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
         let k = w.load("%k", &k_window, input, &[bk, d], &zero);
         let zeros = w.splat(0.0, &scores);
-        let qk = "{dimension_numbers = #tpu.dot_dimension_numbers<[1], [1], [0], [0], [0, 0, 1, 0], [], []>, transpose_lhs = false, transpose_lhs_hint = false, transpose_rhs = false}";
-        let s = w.op("tpu.matmul", &[(&q, &vector(&[stacked, d], input)), (&k, &vector(&[bk, d], input)), (&zeros, &f32s(&scores))], qk, &f32s(&scores));
+        let s = w.op("flywheel.matmul", &[(&q, &vector(&[stacked, d], input)), (&k, &vector(&[bk, d], input)), (&zeros, &f32s(&scores))], "{transpose_rhs = true}", &f32s(&scores));
         let scale = w.splat(plan.scale, &scores);
         let mut s = w.binary("arith.mulf", &s, &scale, &f32s(&scores));
         if let Some(cap) = plan.soft_cap {
@@ -499,8 +501,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         let p = if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
         let v = w.load("%v", &v_window, input, &[bk, dv], &zero);
         let zeros = w.splat(0.0, &accumulator);
-        let pv = "{dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, 1], [], []>, transpose_lhs = false, transpose_lhs_hint = false, transpose_rhs = false}";
-        let pv = w.op("tpu.matmul", &[(&p, &vector(&scores, input)), (&v, &vector(&[bk, dv], input)), (&zeros, &f32s(&accumulator))], pv, &f32s(&accumulator));
+        let pv = w.op("flywheel.matmul", &[(&p, &vector(&scores, input)), (&v, &vector(&[bk, dv], input)), (&zeros, &f32s(&accumulator))], "{transpose_rhs = false}", &f32s(&accumulator));
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
         w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
         w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
@@ -524,7 +525,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         let o = if output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&accumulator))], "", &vector(&accumulator, output)) };
         w.store(&o, &accumulator, "%o", &o_window, output, &zero);
     });
-    w.line("\"stable_mosaic.func.return\"() : () -> ()");
+    w.line("\"func.return\"() : () -> ()");
 
     let [batch, kv_heads, q_blocks, kv_blocks] = plan.grid();
     let window = |shape: &[i64], transform: &str| {
@@ -561,7 +562,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
     // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head.
     let transform = |name: &str, results: &str| {
         format!(
-            "  \"stable_mosaic.func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"stable_mosaic.arith.constant\"() {{value = 0 : i32}} : () -> i32\n    \"stable_mosaic.func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
+            "  \"func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"arith.constant\"() {{value = 0 : i32}} : () -> i32\n    \"func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
         )
     };
     let extra_map = |name: &str, extra: &Extra| {
@@ -576,7 +577,7 @@ pub fn kernel_module(plan: &KernelPlan) -> String {
         maps += &extra_map("bias_blocks", bias);
     }
     format!(
-        "\"builtin.module\"() <{{sym_name = \"flywheel_attention\"}}> ({{\n  \"stable_mosaic.func.func\"() ({{\n  ^bb0({arguments}):\n{}  }}) {attributes} : () -> ()\n{maps}}}) {{stable_mosaic.version = {MOSAIC_VERSION} : i64}} : () -> ()\n",
+        "\"builtin.module\"() <{{sym_name = \"{symbol}\"}}> ({{\n  \"func.func\"() ({{\n  ^bb0({arguments}):\n{}  }}) {attributes} : () -> ()\n{maps}}}) {{stable_mosaic.version = {MOSAIC_VERSION} : i64}} : () -> ()\n",
         w.text,
     )
 }

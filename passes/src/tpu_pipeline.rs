@@ -1,6 +1,6 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
-//! verify, lower each attention the kernel serves to a Mosaic kernel (block sizes per
-//! target), and lower what is left to plain StableHLO.
+//! verify, tile each attention the kernel serves (block sizes per target) and serialize
+//! its kernel for Mosaic, and lower what is left to plain StableHLO.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -36,8 +36,8 @@ fn expand(options: &PassOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(options.choice("target"));
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
-         flywheel-lower-to-mosaic{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} remarks={remarks}}},flywheel-lower-to-stablehlo"
+         flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
+         causal-block-kv={causal_kv} remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
     )
 }
 
@@ -49,7 +49,7 @@ mod tests {
     fn expands_with_target_blocks_and_rejects_unknown_targets() {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
-        assert!(text.contains("flywheel-lower-to-mosaic{block-q=256 block-kv=2048 causal-block-q=512 causal-block-kv=512 remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-tile{block-q=256 block-kv=2048 causal-block-q=512 causal-block-kv=512 remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }

@@ -102,7 +102,7 @@ fn check_kernel(config: &Config) -> Result<(), Failed> {
     let source = module(config);
     // Small, uneven blocks: several per sequence, causal ones skipped above the diagonal
     // and masked across it.
-    let blocks = "flywheel-lower-to-mosaic=block-q=128 block-kv=128 causal-block-q=128 causal-block-kv=64";
+    let blocks = "pass-pipeline=builtin.module(flywheel-tile{block-q=128 block-kv=128 causal-block-q=128 causal-block-kv=64},flywheel-lower-to-mosaic)";
     let with_kernel = opt(config.name, &source, blocks)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
     let kernels = with_kernel.matches("\"tpu_custom_call\"").count();

@@ -1,0 +1,302 @@
+//! `flywheel-tile`: turns each `flywheel.attention` the baseline kernel serves into
+//! FlyWheel tile IR: a kernel plan (grid over batch, key/value heads and query blocks, a
+//! key-block reduction loop, block sizes from the pass options, dimension semantics), the
+//! operands padded and rearranged into the kernel's layout, and a
+//! `flywheel.attention_kernel` op holding the kernel module (`mosaic_attention.rs`), which
+//! the FlyWheel transforms rewrite and `flywheel-lower-to-mosaic` serializes. An op the
+//! kernel cannot serve stays (for the reference lowering), with a remark saying why.
+
+use crate::{
+    atoms::{Atoms, Axis},
+    hlo::{materialize, HloBuilder},
+    mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::{run_guarded, PassInfo},
+};
+use flywheel_dialect::{
+    diagnostics::{emit_error, emit_remark},
+    layout::Axis as Role,
+    ops::AttentionOp,
+    tensor::TensorInfo,
+};
+use melior::{
+    ir::{
+        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+        r#type::TypeId,
+        attribute::StringAttribute,
+        BlockLike, RegionLike, Value, ValueLike,
+    },
+    pass::{create_external, ExternalPass, Pass},
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "256", help: "Query rows per grid step (capped at the sequence length)" },
+    OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
+    OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "512", help: "Query rows per grid step for causal attention" },
+    OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "512", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
+    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
+];
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-tile",
+    summary: "Plan a Mosaic kernel for each flywheel.attention and write it as FlyWheel tile IR",
+    options: OPTIONS,
+    create,
+};
+
+/// Block sizes (query, key) for plain and for causal attention.
+#[derive(Clone, Copy, Debug)]
+pub struct Blocks {
+    pub plain: (i64, i64),
+    pub causal: (i64, i64),
+}
+
+fn create(options: &PassOptions) -> Pass {
+    let blocks = Blocks {
+        plain: (options.int("block-q"), options.int("block-kv")),
+        causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
+    };
+    let remarks = options.bool("remarks");
+    create_external(
+        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || tile(op, blocks, remarks)),
+        TypeId::create(&PASS_ID),
+        "FlyWheelTile",
+        PASS.name,
+        PASS.summary,
+        "",
+        &[],
+    )
+}
+
+/// Tiles every attention under `root` the kernel serves; false on an internal error.
+pub fn tile(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
+    let mut ops = Vec::new();
+    root.walk(WalkOrder::PostOrder, |op| {
+        if AttentionOp::from_operation(op).is_some() {
+            ops.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in ops {
+        // SAFETY: each op is erased only after it is lowered, and none is visited twice.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let attention = AttentionOp::from_operation(op).expect("collected as attention");
+        match plan(attention, blocks) {
+            Ok(plan) => {
+                if let Err(message) = emit_kernel(attention, &plan) {
+                    emit_error(op.location(), &format!("'flywheel.attention' op: internal error emitting its kernel: {message}"));
+                    return false;
+                }
+                if remarks {
+                    let [b, h, qb, kb] = plan.grid();
+                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{})", plan.group(), plan.block_q, plan.block_kv));
+                }
+                unsafe { mlir_sys::mlirOperationDestroy(raw) };
+            }
+            Err(reason) => {
+                if remarks {
+                    emit_remark(op.location(), &format!("kept for the reference lowering: {reason}"));
+                }
+            }
+        }
+    }
+    true
+}
+
+fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
+    let info = TensorInfo::of_value(value).ok_or("an operand is not a ranked tensor")?;
+    let dims = info.shape.iter().map(|d| d.ok_or("dynamic shape")).collect::<Result<Vec<_>, _>>()?;
+    Ok((dims, info.element_name()))
+}
+
+/// The kernel plan for an op, or why the baseline kernel cannot serve it.
+fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
+    if attention.q_segment_ids().is_some() {
+        return Err("segment ids are not in the baseline kernel yet".into());
+    }
+    let extra = |value: Option<Value>| -> Result<Option<Extra>, String> {
+        value
+            .map(|value| {
+                let (dims, element) = shape(value)?;
+                Ok(Extra { one_batch: dims[0] == 1, one_head: dims[1] == 1, element })
+            })
+            .transpose()
+    };
+    let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
+    if bias.as_ref().is_some_and(|b| !matches!(b.element.as_str(), "bf16" | "f32")) {
+        return Err("the bias is neither bf16 nor f32".into());
+    }
+    let layout = attention.layout()?;
+    let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
+    let ((q, input), (k, k_element), (v, v_element)) = (value(attention.q())?, value(attention.k())?, value(attention.v())?);
+    let (_, output) = shape(attention.operation().result(0).map_err(|_| "no result")?.into())?;
+    if k_element != input || v_element != input || !matches!(input.as_str(), "bf16" | "f32") || !matches!(output.as_str(), "bf16" | "f32") {
+        return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, all alike)"));
+    }
+    let at = |dims: &[i64], role: Role| dims[layout.position(role)];
+    let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
+    let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
+    // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
+    // sequence it does not divide is padded at the end to whole blocks. A short sequence
+    // gets one block, of its length rounded up to 8 queries or 128 keys (a whole number
+    // of lanes in the score tile: libtpu's profiler aborts on ragged lane tiles).
+    let (block_q, block_kv) = (block_q.min(whole_blocks(queries, 8)), block_kv.min(whole_blocks(keys, 128)));
+    let fits = |length: i64, block: i64| block == length || (block > 0 && block % 8 == 0);
+    if !fits(queries, block_q) || !fits(keys, block_kv) {
+        return Err(format!("blocks {block_q}/{block_kv} for sequence lengths {queries}/{keys}: a block is a whole sequence or a multiple of 8"));
+    }
+    let plan = KernelPlan {
+        batch: at(&q, Role::Batch),
+        q_heads: attention.q_heads()?,
+        kv_heads: attention.kv_heads()?,
+        queries,
+        keys,
+        head_dim: at(&q, Role::HeadDim),
+        value_dim: at(&v, Role::HeadDim),
+        block_q,
+        block_kv,
+        input,
+        output,
+        scale: attention.scale()?,
+        causal: attention.causal()?,
+        window: attention.window()?,
+        soft_cap: attention.logit_soft_cap()?,
+        mask,
+        bias,
+    };
+    if plan.mask.is_some() && plan.band() != (None, None) {
+        // A row the mask empties is uniform over all keys; with a band the kernel skips blocks.
+        return Err("a mask together with causal or a window is not in the baseline kernel yet".into());
+    }
+    if !plan.every_row_attends() {
+        return Err("some query has no allowed key (its row would be uniform over all keys, which the kernel does not do)".into());
+    }
+    Ok(plan)
+}
+
+fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Result<(), String> {
+    let op = attention.operation();
+    let b = HloBuilder::before(op);
+    let layout = attention.layout()?;
+    // Q (and O) as [B, Nkv, T x group, D] with each query's group heads adjacent, K and V
+    // as BNTH, per-head masks and biases like Q: each a reshape/transpose of the operand,
+    // its sequences first padded with zeros to whole blocks.
+    let mut atoms = Atoms::new();
+    let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
+    let (batch, time, kv_heads, group) = (fresh(plan.batch), fresh(plan.padded_queries()), fresh(plan.kv_heads), fresh(plan.group()));
+    let (keys, head_dim, value_dim) = (fresh(plan.padded_keys()), fresh(plan.head_dim), fresh(plan.value_dim));
+    let q_heads = [kv_heads.clone(), group.clone()].concat();
+    let stacked = [time.clone(), group.clone()].concat();
+    let in_layout = |sequence: &Axis, heads: &Axis, dim: &Axis| -> Vec<Axis> {
+        layout
+            .order()
+            .iter()
+            .map(|role| match role {
+                Role::Batch => batch.clone(),
+                Role::Sequence => sequence.clone(),
+                Role::Heads => heads.clone(),
+                Role::HeadDim => dim.clone(),
+            })
+            .collect()
+    };
+    // Pads `value` to the sizes of `axes`, then rearranges it to `target`.
+    let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| -> Result<Value<'c, 'a>, String> {
+        let (dims, element) = shape(value)?;
+        let padded: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+        let value = b.pad_with_zeros(value, &dims, &padded, &element);
+        Ok(materialize(&b, &atoms, value, axes, &element, target))
+    };
+    let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
+    let mut operands = vec![
+        rearrange(operand(attention.q())?, &in_layout(&time, &q_heads, &head_dim), &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()])?,
+        rearrange(operand(attention.k())?, &in_layout(&keys, &kv_heads, &head_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), head_dim.clone()])?,
+        rearrange(operand(attention.v())?, &in_layout(&keys, &kv_heads, &value_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()])?,
+    ];
+    let extra = |value: Value<'c, 'a>, extra: &Extra| -> Result<Value<'c, 'a>, String> {
+        let batch = if extra.one_batch { Vec::new() } else { batch.clone() };
+        let axes = [batch.clone(), if extra.one_head { Vec::new() } else { q_heads.clone() }, time.clone(), keys.clone()];
+        let target = if extra.one_head { axes.clone() } else { [batch, kv_heads.clone(), stacked.clone(), keys.clone()] };
+        rearrange(value, &axes, &target)
+    };
+    if let (Some(mask), Some(plan_mask)) = (attention.mask(), &plan.mask) {
+        // The kernel reads the mask as i32 (nonzero = allowed).
+        let (dims, _) = shape(mask)?;
+        operands.push(extra(b.convert(mask, &dims, "i1", "i32"), plan_mask)?);
+    }
+    if let (Some(bias), Some(plan_bias)) = (attention.bias(), &plan.bias) {
+        operands.push(extra(bias, plan_bias)?);
+    }
+    let result_shape = [plan.batch, plan.kv_heads, plan.padded_queries() * plan.group(), plan.value_dim];
+    let call = attention_kernel(&b, op, plan, &operands, &result_shape)?;
+    let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
+    let output_axes = in_layout(&time, &q_heads, &value_dim);
+    let output = materialize(&b, &atoms, call, &result_axes, &plan.output, &output_axes);
+    let result = op.result(0).map_err(|_| "no result")?;
+    let padded: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let output = b.leading_slice(output, &padded, &shape(result.into())?.0, &plan.output);
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
+    Ok(())
+}
+
+/// The `flywheel.attention_kernel` op for `plan` on `operands` (q, k, v, then the mask and
+/// bias present), its kernel module placed at the end of the program's top module under a
+/// fresh symbol; returns its result.
+fn attention_kernel<'c, 'a>(b: &HloBuilder<'c, 'a>, attention: OperationRef<'c, 'a>, plan: &KernelPlan, operands: &[Value<'c, 'a>], result_shape: &[i64]) -> Result<Value<'c, 'a>, String> {
+    let location = attention.location();
+    let top = top_module(attention).ok_or("the op is not inside a module")?;
+    let symbol = fresh_symbol(top, "flywheel_kernel");
+    let text = kernel_module(plan, &symbol);
+    let context = location.context();
+    // SAFETY: the parsed module's operation moves into the program (appended to its top
+    // block, which then owns it), so the parsed module itself is never destroyed.
+    let module = unsafe { mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() }) };
+    if module.ptr.is_null() {
+        return Err("the kernel module does not parse".into());
+    }
+    let body = top.region(0).ok().and_then(|region| region.first_block()).ok_or("the top module has no body")?;
+    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), mlir_sys::mlirModuleGetOperation(module)) };
+    let present = |flag: bool| i32::from(flag).to_string();
+    let mut kernel = OperationBuilder::new("flywheel.attention_kernel", location)
+        .add_operands(operands)
+        .add_results(&[b.tensor_type(result_shape, &plan.output)])
+        .build()
+        .map_err(|error| error.to_string())?;
+    for (name, value) in [
+        ("operandSegmentSizes", format!("array<i32: 1, 1, 1, {}, {}>", present(plan.mask.is_some()), present(plan.bias.is_some()))),
+        ("flops", format!("{} : i64", plan.flops())),
+        ("transcendentals", format!("{} : i64", plan.transcendentals())),
+        ("bytes_accessed", format!("{} : i64", plan.bytes_accessed())),
+        ("kernel", format!("@{symbol}")),
+    ] {
+        kernel.set_attribute(name, b.attribute(&value));
+    }
+    Ok(b.insert_op(kernel).result(0).expect("one result").into())
+}
+
+/// The outermost op above `op` (the program's module).
+fn top_module<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut top = op.parent_operation()?;
+    while let Some(parent) = top.parent_operation() {
+        top = parent;
+    }
+    Some(top)
+}
+
+/// `prefix_N` for the first N no op directly in `module` is named.
+fn fresh_symbol(module: OperationRef, prefix: &str) -> String {
+    let mut taken = std::collections::HashSet::new();
+    if let Some(block) = module.region(0).ok().and_then(|region| region.first_block()) {
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            if let Some(name) = op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
+                taken.insert(name.value().to_owned());
+            }
+            next = op.next_in_block();
+        }
+    }
+    (0..).map(|n| format!("{prefix}_{n}")).find(|name| !taken.contains(name)).expect("a free name")
+}

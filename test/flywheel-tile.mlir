@@ -1,0 +1,69 @@
+// flywheel-tile: each flywheel.attention the baseline kernel serves becomes FlyWheel tile
+// IR: its operands padded and rearranged into the kernel's layout, a
+// flywheel.attention_kernel op, and the kernel module it names (grid, windows, dimension
+// semantics; the per-grid-step program with scale, max, exp, sum, rescale,
+// normalization and masks as separate ops). flywheel-lower-to-mosaic serializes it.
+
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=remarks=true -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256)
+// RUN: FileCheck %s --check-prefix=TILE < %t.tiled.mlir
+// TILE: "flywheel.attention_kernel"({{.*}}) {bytes_accessed = 524288 : i64, flops = 67108864 : i64, kernel = @flywheel_kernel_0, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, transcendentals = 131584 : i64} : (tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16>
+// TILE: "builtin.module"() <{sym_name = "flywheel_kernel_0"}> ({
+// The running max, sum and accumulator start at -inf, 0, 0 on the first key block.
+// TILE: "arith.constant"() <{value = dense<0xFF800000> : vector<256x1xf32>}>
+// S = Q Kᵀ on the MXU, then the scale, as separate ops.
+// TILE: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<256x128xbf16>, vector<256x128xbf16>, vector<256x256xf32>) -> vector<256x256xf32>
+// TILE: "arith.constant"() <{value = dense<1.250000e-01> : vector<256x256xf32>}>
+// TILE-NEXT: "arith.mulf"
+// The causal mask only on blocks the diagonal crosses.
+// TILE: "scf.if"
+// TILE: "tpu.iota"() {dimensions = array<i32: 0>}
+// TILE: "arith.cmpi"({{.*}}) <{predicate = 3 : i64}> : (vector<256x256xi32>, vector<256x256xi32>) -> vector<256x256xi1>
+// TILE: "arith.select"
+// TILE: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}>
+// TILE: "arith.maximumf"
+// TILE: "math.exp"
+// TILE: "math.exp"
+// TILE: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}>
+// TILE: "arith.truncf"({{.*}}) : (vector<256x256xf32>) -> vector<256x256xbf16>
+// TILE: "flywheel.matmul"({{.*}}) {transpose_rhs = false} : (vector<256x256xbf16>, vector<256x128xbf16>, vector<256x128xf32>) -> vector<256x128xf32>
+// Normalization once, after the last key block.
+// TILE: "arith.divf"
+// TILE: dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: 1, 2, 1, 1>
+// TILE-SAME: window_params = [{transform_indices = @q_blocks, window_bounds = array<i64: 1, 1, 256, 128>}, {transform_indices = @kv_blocks, window_bounds = array<i64: 1, 1, 256, 128>}, {transform_indices = @kv_blocks, window_bounds = array<i64: 1, 1, 256, 128>}, {transform_indices = @q_blocks, window_bounds = array<i64: 1, 1, 256, 128>}]
+// TILE: sym_name = "q_blocks"
+// TILE: sym_name = "kv_blocks"
+// TILE: stable_mosaic.version = 15 : i64
+// Two attention ops get two kernel modules.
+// RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir | sed 's/@main/@second/' > %t.second.mlir
+// RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir %t.second.mlir | flywheel-opt --flywheel-tile | FileCheck %s --check-prefix=TWO
+// TWO: kernel = @flywheel_kernel_0
+// TWO: kernel = @flywheel_kernel_1
+// TWO: sym_name = "flywheel_kernel_0"
+// TWO: sym_name = "flywheel_kernel_1"
+
+// What the baseline kernel does not serve stays for the reference lowering.
+// RUN: flywheel-opt %S/Inputs/segments.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=KEPT
+// KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
+// KEPT: "flywheel.attention"
+// KEPT-NOT: tpu_custom_call
+
+// A band that leaves a query with no key is kept (the kernel does not do uniform rows).
+// RUN: flywheel-opt %s --split-input-file --flywheel-tile=remarks=true --verify-diagnostics
+// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=50 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
+// TILES: remark: kept for the reference lowering: blocks 50/128 for sequence lengths 128/128: a block is a whole sequence or a multiple of 8
+// Lengths the blocks do not divide are padded with zeros to whole blocks.
+// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96})' | FileCheck %s --check-prefix=PADDED
+// PADDED: "stablehlo.pad"({{.*}}) <{edge_padding_high = array<i64: 0, 16, 0, 0>{{.*}} -> tensor<2x144x4x64xf32>
+// PADDED: "flywheel.attention_kernel"{{.*}} : (tensor<2x4x144x64xf32>, tensor<2x4x192x64xf32>, tensor<2x4x192x64xf32>) -> tensor<2x4x144x64xf32>
+// PADDED: "stablehlo.slice"
+// Bad options are errors.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=block-q=many 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: flywheel-opt: pass 'flywheel-tile': invalid value 'many' for option 'block-q' (integer)
+
+// Queries past the 64 keys have no allowed key under window [0, 0].
+func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32> {
+  // expected-remark@below {{kept for the reference lowering: some query has no allowed key}}
+  %o = "flywheel.attention"(%q, %k, %v) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.125 : f32, causal = false, window = array<i64: 0, 0>, layout = "BNTH", q_heads = 2, kv_heads = 2} : (tensor<1x2x128x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32>
+  return %o : tensor<1x2x128x64xf32>
+}
