@@ -5,6 +5,7 @@
 //! manager) and a `PassInfo` that the registry lists.
 
 pub mod atoms;
+pub mod exp_softmax;
 pub mod gdn_chunked;
 pub mod hlo;
 pub mod lower_to_mosaic;
@@ -17,6 +18,7 @@ pub mod raise_gated_delta;
 pub mod pipeline;
 pub mod registry;
 pub mod tile;
+pub mod tile_ir;
 pub mod tpu_pipeline;
 pub mod trace;
 pub mod verify;

@@ -1,6 +1,7 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
-//! verify, tile each attention the kernel serves (block sizes per target) and serialize
-//! its kernel for Mosaic, and lower what is left to plain StableHLO.
+//! verify, tile each attention the kernel serves (block sizes per target), rewrite its
+//! softmax (`flywheel-exp-softmax`), serialize the kernel for Mosaic, and lower what is
+//! left to plain StableHLO.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -37,7 +38,8 @@ fn expand(options: &PassOptions) -> String {
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
+         causal-block-kv={causal_kv} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},flywheel-lower-to-mosaic,\
+         flywheel-lower-to-stablehlo"
     )
 }
 

@@ -47,8 +47,18 @@ const CONFIGS: &[Config] = &[
     Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0 },
 ];
 
+/// The tile IR transforms each configuration also runs with (name, passes).
+const TRANSFORMS: &[(&str, &str)] = &[
+    ("baseline", ""),
+    ("exp_softmax", "flywheel-exp-softmax,"),
+    ("exp_softmax_fold_always", "flywheel-exp-softmax{fold-scale=always},"),
+];
+
 pub fn trials() -> Vec<Trial> {
-    CONFIGS.iter().map(|config| Trial::test(format!("kernels::{}", config.name), move || check_kernel(config))).collect()
+    TRANSFORMS
+        .iter()
+        .flat_map(|&(variant, passes)| CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, passes))))
+        .collect()
 }
 
 fn extra_dims(config: &Config) -> (Vec<i64>, Vec<i64>) {
@@ -88,7 +98,9 @@ fn module(config: &Config) -> String {
 fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     let directory = std::env::temp_dir().join(format!("flywheel-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&directory)?;
-    let path = directory.join(format!("{name}-{}.mlir", pass.split('=').next().unwrap_or(pass)));
+    // Tests run in parallel: each call gets its own file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let path = directory.join(format!("{name}-{}.mlir", CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     std::fs::write(&path, input)?;
     let output = Command::new(env!("CARGO_BIN_EXE_flywheel-opt")).arg(&path).arg(format!("--{pass}")).output()?;
     let _ = std::fs::remove_file(&path);
@@ -98,12 +110,12 @@ fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn check_kernel(config: &Config) -> Result<(), Failed> {
+fn check_kernel(config: &Config, transforms: &str) -> Result<(), Failed> {
     let source = module(config);
     // Small, uneven blocks: several per sequence, causal ones skipped above the diagonal
     // and masked across it.
-    let blocks = "pass-pipeline=builtin.module(flywheel-tile{block-q=128 block-kv=128 causal-block-q=128 causal-block-kv=64},flywheel-lower-to-mosaic)";
-    let with_kernel = opt(config.name, &source, blocks)?;
+    let pipeline = format!("pass-pipeline=builtin.module(flywheel-tile{{block-q=128 block-kv=128 causal-block-q=128 causal-block-kv=64}},{transforms}flywheel-lower-to-mosaic)");
+    let with_kernel = opt(config.name, &source, &pipeline)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
     let kernels = with_kernel.matches("\"tpu_custom_call\"").count();
     if kernels != 1 {
@@ -141,7 +153,7 @@ fn check_kernel(config: &Config) -> Result<(), Failed> {
         return Err("the kernel produced NaN or Inf".into());
     }
     if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
-        eprintln!("{}: relative L2 {:.3e}, max abs {:.3e}", config.name, comparison.rel_l2, comparison.max_abs);
+        eprintln!("{} [{transforms}]: relative L2 {:.3e}, max abs {:.3e}", config.name, comparison.rel_l2, comparison.max_abs);
     }
     match comparison.failure {
         None => Ok(()),

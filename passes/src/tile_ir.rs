@@ -1,0 +1,123 @@
+//! Reading and rewriting FlyWheel tile IR (the kernel modules `flywheel-tile` writes):
+//! finding the kernels, following values to their users, and building ops in place.
+
+use flywheel_dialect::stablehlo::splat_value;
+use melior::ir::{
+    attribute::StringAttribute,
+    operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
+    Attribute, BlockLike, RegionLike, Type, TypeLike, Value, ValueLike,
+};
+
+/// The kernel functions (those with Mosaic's `window_params`) of the kernel modules
+/// directly in `root`, each with the module's symbol.
+pub fn kernel_functions<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<(String, OperationRef<'c, 'a>)> {
+    let mut kernels = Vec::new();
+    for module in children(root) {
+        if module.name().as_string_ref().as_str() != Ok("builtin.module") || module.attribute("stable_mosaic.version").is_err() {
+            continue;
+        }
+        let symbol = module.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned()).unwrap_or_default();
+        kernels.extend(children(module).into_iter().filter(|function| function.attribute("window_params").is_ok()).map(|function| (symbol.clone(), function)));
+    }
+    kernels
+}
+
+/// The ops directly in `op`'s first region's first block.
+fn children<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut ops = Vec::new();
+    let mut next = op.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
+    while let Some(child) = next {
+        ops.push(child);
+        next = child.next_in_block();
+    }
+    ops
+}
+
+/// Every op named `name` inside `op`, in program order.
+pub fn ops_named<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    op.walk(melior::ir::operation::WalkOrder::PreOrder, |inner| {
+        if inner.name().as_string_ref().as_str() == Ok(name) {
+            found.push(inner.to_raw());
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    // SAFETY: the ops were just found live in `op`, which outlives the returned refs.
+    found.into_iter().map(|raw| unsafe { OperationRef::from_raw(raw) }).collect()
+}
+
+/// The ops using `value`, with the operand position of each use.
+pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
+    use mlir_sys::{mlirOpOperandGetNextUse, mlirOpOperandGetOperandNumber, mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirValueGetFirstUse};
+    let mut uses = Vec::new();
+    // SAFETY: the use list of a live value; each owner is a live op.
+    unsafe {
+        let mut operand = mlirValueGetFirstUse(value.to_raw());
+        while !mlirOpOperandIsNull(operand) {
+            uses.push((OperationRef::from_raw(mlirOpOperandGetOwner(operand)), mlirOpOperandGetOperandNumber(operand) as usize));
+            operand = mlirOpOperandGetNextUse(operand);
+        }
+    }
+    uses
+}
+
+/// The defining op of `value` if it is named `name`.
+pub fn defined_by<'c, 'a>(value: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
+    let raw = unsafe { mlir_sys::mlirOpResultGetOwner(value.to_raw()) };
+    let is_result = unsafe { mlir_sys::mlirValueIsAOpResult(value.to_raw()) };
+    if !is_result {
+        return None;
+    }
+    let op = unsafe { OperationRef::from_raw(raw) };
+    (op.name().as_string_ref().as_str() == Ok(name)).then_some(op)
+}
+
+/// The value of an `arith.constant` splat of floats.
+pub fn float_splat(value: Value) -> Option<f64> {
+    splat_value(defined_by(value, "arith.constant")?.attribute("value").ok()?)
+}
+
+/// Inserts `name(operands) {attributes}` of one result of `result` before `anchor`
+/// (attributes as MLIR text); returns the result.
+pub fn insert_before<'c, 'a>(anchor: OperationRef<'c, 'a>, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>, attributes: &[(&str, String)]) -> Value<'c, 'a> {
+    let context = anchor.context();
+    let mut op = OperationBuilder::new(name, anchor.location()).add_operands(operands).add_results(&[result]).build().expect("a tile IR op builds");
+    for (key, text) in attributes {
+        let attribute = Attribute::parse(unsafe { context.to_ref() }, text).unwrap_or_else(|| panic!("attribute {text} parses"));
+        op.set_attribute(key, attribute);
+    }
+    let block = anchor.block().expect("the anchor is in a block");
+    let op = block.insert_operation_before(anchor, op);
+    op.result(0).expect("one result").into()
+}
+
+/// An `arith.constant` splat of `value` of vector type `r#type`, before `anchor`.
+pub fn splat_before<'c, 'a>(anchor: OperationRef<'c, 'a>, value: f64, r#type: Type<'c>) -> Value<'c, 'a> {
+    insert_before(anchor, "arith.constant", &[], r#type, &[("value", format!("dense<{}> : {type}", float_text(value)))])
+}
+
+fn float_text(value: f64) -> String {
+    crate::hlo::float_literal(value)
+}
+
+/// Replaces every use of `op`'s result with `with` and erases `op`.
+pub fn replace_op(op: OperationRef, with: Value) {
+    let result = op.result(0).expect("one result");
+    // SAFETY: `op` is live; after its uses move to `with` nothing refers to it.
+    unsafe {
+        mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), with.to_raw());
+        mlir_sys::mlirOperationDestroy(op.to_raw());
+    }
+}
+
+/// `op` as a mutable reference, to change its operands or attributes in place.
+pub fn mutable<'c, 'a>(op: OperationRef<'c, 'a>) -> melior::ir::operation::OperationRefMut<'c, 'a> {
+    // SAFETY: tile IR rewrites hold no other borrow of the op while they change it.
+    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }
+}
+
+/// The element type of a shaped (vector or memref) type.
+pub fn element_type(r#type: Type) -> Type {
+    // SAFETY: callers pass shaped types.
+    unsafe { Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(r#type.to_raw())) }
+}

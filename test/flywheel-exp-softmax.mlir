@@ -1,0 +1,80 @@
+// flywheel-exp-softmax: the softmax of each attention kernel (tile IR) with less work
+// per score element: base-2 scores (scale x log2(e), exp2), the scale folded into Q,
+// normalization by one reciprocal per row. Each rewrite can run alone.
+
+// By default the scale folds into Q only when nothing rounds: here Q is bf16 and
+// 0.125 x log2(e) is not a power of two, so the scores keep their (base-2) scale.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16 and the scale 0.180336{{[0-9]*}} is not a power of two (fold-scale=always rounds Q times it to bf16); 1 normalization(s) by reciprocal
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=always remarks=true})' -o %t.all.mlir 2>&1 | FileCheck %s --check-prefix=REMARK-ALL
+// REMARK-ALL: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q; 1 normalization(s) by reciprocal
+// RUN: FileCheck %s --check-prefix=ALL < %t.all.mlir
+// fold-scale=always: Q (bf16) times scale x log2(e) = 0.125 x 1.4427, in f32, rounded
+// once to bf16, feeds the MXU; the scores are not scaled again.
+// ALL: %[[WIDE:.*]] = "arith.extf"(%[[Q:.*]]) : (vector<256x128xbf16>) -> vector<256x128xf32>
+// ALL: %[[FACTOR:.*]] = "arith.constant"() <{value = dense<0.180336{{[0-9]*}}> : vector<256x128xf32>}>
+// ALL: %[[SCALED:.*]] = "arith.mulf"(%[[WIDE]], %[[FACTOR]])
+// ALL: %[[ROUNDED:.*]] = "arith.truncf"(%[[SCALED]]) : (vector<256x128xf32>) -> vector<256x128xbf16>
+// ALL: %[[S:.*]] = "flywheel.matmul"(%[[ROUNDED]], {{.*}}) {transpose_rhs = true}
+// ALL-NOT: "arith.mulf"(%[[S]]
+// ALL: "math.exp2"({{.*}} : (vector<256x256xf32>) -> vector<256x256xf32>
+// ALL: "math.exp2"({{.*}} : (vector<256x1xf32>) -> vector<256x1xf32>
+// ALL-NOT: "math.exp"(
+// One reciprocal of the row sums, then a multiply.
+// ALL: %[[ONE:.*]] = "arith.constant"() <{value = dense<1.000000e+00> : vector<256x1xf32>}>
+// ALL: %[[INVERSE:.*]] = "arith.divf"(%[[ONE]], %[[L:.*]]) {{.*}} : (vector<256x1xf32>, vector<256x1xf32>) -> vector<256x1xf32>
+// ALL: %[[WIDE_INVERSE:.*]] = "vector.broadcast"(%[[INVERSE]]) : (vector<256x1xf32>) -> vector<256x128xf32>
+// ALL: "arith.mulf"(%{{.*}}, %[[WIDE_INVERSE]])
+// ALL-NOT: "arith.divf"({{.*}}) {{.*}} -> vector<256x128xf32>
+
+// Each rewrite alone.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=never reciprocal=false})' | FileCheck %s --check-prefix=EXP2
+// EXP2: %[[S:.*]] = "flywheel.matmul"({{.*}}) {transpose_rhs = true}
+// EXP2: %[[FACTOR:.*]] = "arith.constant"() <{value = dense<0.180336{{[0-9]*}}> : vector<256x256xf32>}>
+// EXP2: "arith.mulf"(%[[S]], %[[FACTOR]])
+// EXP2: "math.exp2"
+// EXP2: "arith.divf"({{.*}}) {{.*}} -> vector<256x128xf32>
+// A power-of-two scale folds exactly.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false reciprocal=false})' | FileCheck %s --check-prefix=FOLD
+// FOLD: "arith.constant"() <{value = dense<1.250000e-01> : vector<256x128xf32>}>
+// FOLD: "flywheel.matmul"
+// FOLD: "math.exp"(
+// FOLD-NOT: "math.exp2"
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false fold-scale=never})' | FileCheck %s --check-prefix=RECIPROCAL
+// RECIPROCAL: "arith.constant"() <{value = dense<1.250000e-01> : vector<256x256xf32>}>
+// RECIPROCAL: "math.exp"(
+// RECIPROCAL: "arith.divf"({{.*}}) {{.*}} : (vector<256x1xf32>, vector<256x1xf32>) -> vector<256x1xf32>
+
+// Near misses: a bias or a soft-cap between the scale and the softmax keeps the scores
+// in base e (each would need its own log2(e)); the scale still folds into Q, which is
+// linear.
+// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-exp-softmax{remarks=true})' -o %t.bias.mlir 2>&1 | FileCheck %s --check-prefix=BIAS
+// BIAS: remark: @flywheel_kernel_0: scores kept in base e: the scores feed 'arith.addf' before the softmax (a bias or soft-cap); score scale folded into Q; 1 normalization(s) by reciprocal
+// RUN: FileCheck %s --check-prefix=BASE-E < %t.bias.mlir
+// BASE-E: "math.exp"(
+// BASE-E-NOT: "math.exp2"
+// RUN: flywheel-opt %S/fixtures/attention_softcap_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-exp-softmax{remarks=true})' -o %t.softcap.mlir 2>&1 | FileCheck %s --check-prefix=SOFTCAP
+// SOFTCAP: remark: @flywheel_kernel_0: scores kept in base e: the scores feed 'arith.divf' before the softmax (a bias or soft-cap)
+// RUN: FileCheck %s --check-prefix=BASE-E < %t.softcap.mlir
+// A bf16 Q with a scale that is not a power of two keeps the scale on the scores.
+// RUN: sed 's/scale = 0.125 : f32/scale = 0.08838834764 : f32/' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=INEXACT
+// INEXACT: remark: @flywheel_kernel_0: score scale not folded: Q is bf16 and the scale 0.0883883{{[0-9]*}} is not a power of two
+// Without tile IR there is nothing to rewrite: the program comes back unchanged.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-exp-softmax=remarks=true 2>&1 | FileCheck %s --check-prefix=NOTHING
+// NOTHING-NOT: remark
+// NOTHING: "flywheel.attention"
+
+// The rewritten kernels compile for every target and compute what the reference does
+// (kernels::exp_softmax::<config> in the suite checks every kernel configuration).
+// RUN: flywheel-opt %t.all.mlir --flywheel-lower-to-mosaic -o %t.lowered.mlir
+// RUN: flywheel compile --target v5e %t.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// COMPILE: compiled {{.*}} for
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir
+// RUN: flywheel check %t.reference.mlir %t.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// CHECKED: check: passed
+
+// Bad options are errors.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-exp-softmax=exp2=maybe 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: flywheel-opt: pass 'flywheel-exp-softmax': invalid value 'maybe' for option 'exp2'
