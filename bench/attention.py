@@ -7,11 +7,22 @@ Prints a table (kernel, shape, static cycles, efficiency against the target's MX
 FlyWheel's speed-up over each anchor) and writes bench/results.json. Every compile is
 cached in bench/.cache by the hash of its program and target, so reruns are fast.
 
-Anchors measured today: XLA's plain jnp attention and jax's Pallas flash attention
-(default block sizes; it reads nothing from SMEM, so its static estimate is valid), and
-a large bf16 matmul as the sanity line. Splash, tokamax Splash and RPA need static
-variants (DESIGN.md, Performance method) and are not measured yet.
+Anchors measured today: XLA's plain jnp attention, jax's Pallas flash attention (default
+block sizes; it reads nothing from SMEM, so its static estimate is valid), jax's Splash
+attention in a static variant (below) at its default blocks (128) and tuned square
+blocks (512, 1024 with 512-key compute steps; the best is reported), and a large bf16
+matmul as the sanity line. tokamax Splash and RPA are not measured yet.
+
+Splash's static variant: Splash reads its block mask and next-block table from SMEM
+(scalar prefetch), which libtpu's simulator takes as 0 (every block skipped). The
+harness replaces Splash's one reader of them, `_next_nonzero`, while tracing, by the
+true values as formulas of the grid indices (full mask: every block full, next block j;
+causal with square blocks: full below the diagonal, partial on it, empty above, next
+block j up to the diagonal and 0 after), after checking the formulas against the arrays
+Splash itself computed for the shape. Nothing of Splash's code is copied.
 """
+
+import contextlib
 
 import argparse
 import functools
@@ -53,6 +64,10 @@ SHAPES = {
 }
 
 
+# Splash block sizes (q = kv block, kv compute block): its default, then tuned candidates.
+SPLASH_BLOCKS = [(128, 128), (512, 512), (1024, 512)]
+
+
 def stablehlo(fn, *args):
     lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
     return lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
@@ -74,6 +89,59 @@ def pallas_flash(q, k, v, *, causal, scale):
     groups = q.shape[1] // k.shape[1]
     k, v = jnp.repeat(k, groups, axis=1), jnp.repeat(v, groups, axis=1)
     return fa.flash_attention(q, k, v, causal=causal, sm_scale=scale)
+
+
+def splash_tables(causal, blocks):
+    """Splash's block-mask and next-block tables as formulas of grid indices (i, j)."""
+    if causal:
+        return (lambda i, j: jnp.where(j < i, 2, jnp.where(j == i, 1, 0)),
+                lambda i, j: jnp.where(j <= i, j, 0))
+    return (lambda i, j: 2 + 0 * j, lambda i, j: j)
+
+
+@contextlib.contextmanager
+def static_splash(kernel, causal):
+    """Splash traced with its SMEM tables replaced by `splash_tables`, checked first."""
+    import numpy as np
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
+    block_mask, data_next = splash_tables(causal, None)
+    info = kernel.fwd_mask_info
+    assert info.mask_next is None and info.partial_mask_blocks is None, "a mask with partial-block data"
+    real_mask, real_next = np.asarray(info.block_mask), np.asarray(info.data_next)
+    i, j = np.meshgrid(np.arange(real_mask.shape[1]), np.arange(real_mask.shape[2]), indexing="ij")
+    assert (np.asarray(block_mask(i, j)) == real_mask).all(), "block-mask formula"
+    assert (np.asarray(data_next(i, j)) == real_next).all(), "next-block formula"
+
+    def next_nonzero(h, i, j, data_next_ref, block_mask_ref, m_next_ref, next_i=False):
+        assert m_next_ref is None and not next_i
+        return data_next(i, j), None, block_mask(i, j) > 0, True
+
+    original = sk._next_nonzero
+    sk._next_nonzero = next_nonzero
+    try:
+        yield
+    finally:
+        sk._next_nonzero = original
+
+
+def splash_static(shape, block, compute):
+    """jax Splash (MHA; GQA K/V repeated to every query head) in its static variant."""
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as sm
+    _, b, hq, hkv, s, d, causal = shape
+    mask = sm.MultiHeadMask([sm.CausalMask((s, s)) if causal else sm.FullMask((s, s))] * hq)
+    sizes = sk.BlockSizes(block_q=block, block_kv=block, block_kv_compute=compute)
+    kernel = sk.make_splash_mha(mask=mask, head_shards=1, q_seq_shards=1, block_sizes=sizes)
+
+    def attention(q, k, v):
+        groups = hq // hkv
+        k, v = jnp.repeat(k, groups, axis=1), jnp.repeat(v, groups, axis=1)
+        return jax.vmap(kernel)(q * d ** -0.5, k, v)
+
+    q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
+    kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
+    with static_splash(kernel, causal):
+        return stablehlo(attention, q, kv, kv)
 
 
 def flywheel_program(shape, target):
@@ -146,12 +214,23 @@ def main():
             "xla jnp attention": stablehlo(functools.partial(xla_attention, causal=causal, scale=scale), q, kv, kv),
             "pallas flash attention": stablehlo(functools.partial(pallas_flash, causal=causal, scale=scale), q, kv, kv),
         }
+        splash = {f"{block}/{compute}": splash_static(shape, block, compute)
+                  for block, compute in SPLASH_BLOCKS if block <= s}
         for target in targets:
             programs_for_target = dict(programs, **{"flywheel": flywheel_program(shape, target)})
             for kernel, program in programs_for_target.items():
                 rows.append({"kernel": kernel, "shape": name, "target": target,
                              "cycles": cycles(program, target, f"{kernel} {name}"),
                              "flops": attention_flops(shape)})
+            # Splash at its default blocks, and the best of the tuned ones.
+            measured = {blocks: cycles(program, target, f"splash {blocks} {name}") for blocks, program in splash.items()}
+            default = SPLASH_BLOCKS[0]
+            rows.append({"kernel": "jax splash (static, 128)", "shape": name, "target": target,
+                         "cycles": measured.get(f"{default[0]}/{default[1]}"), "flops": attention_flops(shape)})
+            tuned = {blocks: c for blocks, c in measured.items() if c and blocks != f"{default[0]}/{default[1]}"}
+            best = min(tuned, key=tuned.get) if tuned else None
+            rows.append({"kernel": f"jax splash (static, {best or 'tuned'})", "shape": name, "target": target,
+                         "cycles": tuned.get(best), "flops": attention_flops(shape)})
 
     for row in rows:
         peak = PEAK.get(row["target"])
