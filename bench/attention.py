@@ -4,7 +4,8 @@ anchors at the benchmark shapes, on v6e and tpu7x (deviceless compiles).
     .venv/bin/python bench/attention.py [--shapes quick|all] [--targets v6e,tpu7x]
 
 Prints a table (kernel, shape, static cycles, efficiency against the target's MXU peak,
-FlyWheel's speed-up over each anchor) and writes bench/results.json. Every compile is
+FlyWheel's speed-up over each anchor), writes bench/results.json and draws
+bench/attention.png (static cycles per kernel, shape and target). Every compile is
 cached in bench/.cache by the hash of its program and target, so reruns are fast.
 
 Anchors measured today: XLA's plain jnp attention, jax's Pallas flash attention (default
@@ -63,6 +64,9 @@ SHAPES = {
     ],
 }
 
+
+# What each fixed kernel runs with.
+CONFIGS = {"pallas flash attention": "default blocks", "flywheel": "flywheel-tpu defaults"}
 
 # Splash block sizes (q = kv block, kv compute block): its default, then tuned candidates.
 SPLASH_BLOCKS = [(128, 128), (512, 512), (1024, 512)]
@@ -188,6 +192,29 @@ def attention_flops(shape):
     return flops // 2 if causal else flops
 
 
+def chart(rows, path):
+    """Grouped bars: static cycles (log scale) of each kernel, per shape and target."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in rows if "sanity" not in r["kernel"]]
+    groups = list(dict.fromkeys((r["shape"], r["target"]) for r in rows))
+    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    width = 0.8 / len(kernels)
+    figure, axes = plt.subplots(figsize=(max(8, 1.6 * len(groups)), 5))
+    for index, kernel in enumerate(kernels):
+        heights = [next((r["cycles"] or 0 for r in rows if r["kernel"] == kernel and (r["shape"], r["target"]) == group), 0)
+                   for group in groups]
+        axes.bar([g + index * width for g in range(len(groups))], heights, width, label=kernel)
+    axes.set_yscale("log")
+    axes.set_ylabel("static cycles (libtpu 0.0.50.1; lower is faster)")
+    axes.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))])
+    axes.set_xticklabels([f"{shape}\n{target}" for shape, target in groups], fontsize=8)
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", choices=sorted(SHAPES), default="quick")
@@ -203,7 +230,7 @@ def main():
                        *(jax.ShapeDtypeStruct((8192, 8192), jnp.bfloat16),) * 2)
     for target in targets:
         total = cycles(matmul, target, "matmul 8192^3")
-        rows.append({"kernel": "xla matmul (sanity)", "shape": "8192^3 bf16", "target": target,
+        rows.append({"kernel": "xla matmul (sanity)", "config": "", "shape": "8192^3 bf16", "target": target,
                      "cycles": total, "flops": 2 * 8192 ** 3})
     for shape in SHAPES[arguments.shapes]:
         name, b, hq, hkv, s, d, causal = shape
@@ -219,23 +246,24 @@ def main():
         for target in targets:
             programs_for_target = dict(programs, **{"flywheel": flywheel_program(shape, target)})
             for kernel, program in programs_for_target.items():
-                rows.append({"kernel": kernel, "shape": name, "target": target,
+                rows.append({"kernel": kernel, "config": CONFIGS.get(kernel, ""), "shape": name, "target": target,
                              "cycles": cycles(program, target, f"{kernel} {name}"),
                              "flops": attention_flops(shape)})
             # Splash at its default blocks, and the best of the tuned ones.
             measured = {blocks: cycles(program, target, f"splash {blocks} {name}") for blocks, program in splash.items()}
             default = SPLASH_BLOCKS[0]
-            rows.append({"kernel": "jax splash (static, 128)", "shape": name, "target": target,
+            rows.append({"kernel": "jax splash static", "config": f"blocks {default[0]}/{default[1]} (default)",
+                         "shape": name, "target": target,
                          "cycles": measured.get(f"{default[0]}/{default[1]}"), "flops": attention_flops(shape)})
             tuned = {blocks: c for blocks, c in measured.items() if c and blocks != f"{default[0]}/{default[1]}"}
             best = min(tuned, key=tuned.get) if tuned else None
-            rows.append({"kernel": f"jax splash (static, {best or 'tuned'})", "shape": name, "target": target,
-                         "cycles": tuned.get(best), "flops": attention_flops(shape)})
+            rows.append({"kernel": "jax splash static tuned", "config": f"blocks {best} (best)" if best else "",
+                         "shape": name, "target": target, "cycles": tuned.get(best), "flops": attention_flops(shape)})
 
     for row in rows:
         peak = PEAK.get(row["target"])
         row["efficiency"] = row["flops"] / (row["cycles"] * peak) if row["cycles"] and peak else None
-    print(f"{'kernel':<24} {'shape':<24} {'target':<6} {'static cycles':>14} {'efficiency':>10} {'flywheel speed-up':>18}")
+    print(f"{'kernel':<24} {'config':<26} {'shape':<26} {'target':<6} {'static cycles':>14} {'efficiency':>10} {'flywheel speed-up':>18}")
     for row in rows:
         flywheel = next((r for r in rows if r["kernel"] == "flywheel" and r["shape"] == row["shape"]
                          and r["target"] == row["target"]), None)
@@ -244,9 +272,10 @@ def main():
                    and "sanity" not in row["kernel"] else None)
         efficiency = f"{row['efficiency']:.1%}" if row["efficiency"] is not None else "n/a"
         row["flywheel_speedup"] = speedup
-        print(f"{row['kernel']:<24} {row['shape']:<24} {row['target']:<6} {row['cycles'] or 'failed':>14} "
+        print(f"{row['kernel']:<24} {row['config']:<26} {row['shape']:<26} {row['target']:<6} {row['cycles'] or 'failed':>14} "
               f"{efficiency:>10} {(f'{speedup:.2f}x' if speedup else ''):>18}")
     (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    chart(rows, ROOT / "bench" / "attention.png")
     print("efficiency = flops / (static cycles x MXU peak flop/cycle); tpu7x's peak is not derived yet.")
 
 

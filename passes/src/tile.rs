@@ -34,10 +34,10 @@ struct PassId;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "256", help: "Query rows per grid step (capped at the sequence length)" },
+    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step (capped at the sequence length, and by the VMEM budget of the score tile)" },
     OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
-    OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "512", help: "Query rows per grid step for causal attention" },
-    OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "512", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
+    OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step for causal attention" },
+    OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -47,6 +47,12 @@ pub const PASS: PassInfo = PassInfo {
     options: OPTIONS,
     create,
 };
+
+/// The most query rows (queries x group heads) one grid step stacks.
+const MAX_STACKED_ROWS: i64 = 2048;
+
+/// The most elements of one grid step's score tile.
+const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
 /// Block sizes (query, key) for plain and for causal attention.
 #[derive(Clone, Copy, Debug)]
@@ -140,6 +146,15 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
+    // A grid step stacks the query group's rows. Keep the score tile within VMEM (libtpu
+    // runs out on v5e past these): at most MAX_STACKED_ROWS rows, and at most
+    // MAX_SCORE_ELEMENTS elements, half that when a band is masked (its masks take room),
+    // by taking fewer queries, then fewer keys (whole 128-lane columns), per step.
+    let group = attention.q_heads()? / attention.kv_heads()?.max(1);
+    let block_q = block_q.min((MAX_STACKED_ROWS / group / 8).max(1) * 8);
+    let banded = attention.causal()? || attention.window()?.is_some();
+    let budget = if banded { MAX_SCORE_ELEMENTS / 2 } else { MAX_SCORE_ELEMENTS };
+    let block_kv = block_kv.min((budget / (block_q * group) / 128).max(1) * 128);
     // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
     // sequence it does not divide is padded at the end to whole blocks. A short sequence
     // gets one block, of its length rounded up to 8 queries or 128 keys (a whole number

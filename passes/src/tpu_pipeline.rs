@@ -20,14 +20,15 @@ pub const PIPELINE: PipelineInfo = PipelineInfo {
     expand,
 };
 
-/// Query and key block sizes per target, plain and causal: the fastest the baseline
-/// kernel's plain grid gave (libtpu 0.0.50.1 static cycles, MHA 8 heads x 2048 tokens x
-/// 128, bf16). Plain, on v6e: 1.96M cycles at 128x128, 599K at 256x256, 206K at
-/// 256x1024, 149K at 256x2048 (v5e 192K, tpu7x 146K). Causal, on v6e: 271K at 256x2048,
-/// 307K at 256x512, 204K at 512x512 (tpu7x 178K). Capped at the sequence lengths.
+/// Query and key block sizes per target, plain and causal: the fastest the kernel gave
+/// (libtpu 0.0.50.1 static cycles, MHA 8 heads x 2048 tokens x 128, bf16, with
+/// flywheel-exp-softmax). Plain, on v6e: 148K cycles at 256x2048, 133K at 512x2048,
+/// 161K at 1024x1024, 118K at 1024x2048 (tpu7x 115K), 117K at 2048x2048. Causal, on
+/// v6e: 202K at 512x512, 195K at 512x1024, 200K at 1024x512, 172K at 1024x1024 (tpu7x
+/// 164K). `flywheel-tile` caps them at the sequence lengths and at its VMEM budget.
 fn blocks(target: &str) -> ((i64, i64), (i64, i64)) {
     match target {
-        "v5e" | "v6e" | "tpu7x" => ((256, 2048), (512, 512)),
+        "v5e" | "v6e" | "tpu7x" => ((1024, 2048), (1024, 1024)),
         _ => unreachable!("a checked choice"),
     }
 }
@@ -51,7 +52,7 @@ mod tests {
     fn expands_with_target_blocks_and_rejects_unknown_targets() {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
-        assert!(text.contains("flywheel-tile{block-q=256 block-kv=2048 causal-block-q=512 causal-block-kv=512 remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
