@@ -12,7 +12,10 @@ Anchors measured today: XLA's plain jnp attention, jax's Pallas flash attention 
 block sizes; it reads nothing from SMEM, so its static estimate is valid), jax's Splash
 attention in a static variant (below) at its default blocks (128) and tuned square
 blocks (512, 1024 with 512-key compute steps; the best is reported), and a large bf16
-matmul as the sanity line. tokamax Splash and RPA are not measured yet.
+matmul as the sanity line; tokamax's Splash without causality (blocks 1024/1024/512,
+max_logit_const=30, base-e exp: libtpu 0.0.50.1's profiler aborts on its base-2 kernel,
+a bf16 multiply by log2(e)), whose dense grid reads nothing from SMEM. Not measured:
+tokamax causal (its sparse work list lives in SMEM) and RPA v3.
 
 Splash's static variant: Splash reads its block mask and next-block table from SMEM
 (scalar prefetch), which libtpu's simulator takes as 0 (every block skipped). The
@@ -66,7 +69,8 @@ SHAPES = {
 
 
 # What each fixed kernel runs with.
-CONFIGS = {"pallas flash attention": "default blocks", "flywheel": "flywheel-tpu defaults"}
+CONFIGS = {"pallas flash attention": "default blocks", "flywheel": "flywheel-tpu defaults",
+           "tokamax splash": "1024/1024/512, max logit 30"}
 
 # Splash block sizes (q = kv block, kv compute block): its default, then tuned candidates.
 SPLASH_BLOCKS = [(128, 128), (512, 512), (1024, 512)]
@@ -146,6 +150,37 @@ def splash_static(shape, block, compute):
     kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
     with static_splash(kernel, causal):
         return stablehlo(attention, q, kv, kv)
+
+
+def tokamax_splash(shape, target):
+    """tokamax's Splash (MHA; GQA K/V repeated), full mask only; traced for `target`."""
+    import numpy as np
+    from jax.experimental import topologies
+    from tokamax._src.ops.experimental.tpu.splash_attention import splash_attention_kernel as tk
+    from tokamax._src.ops.experimental.tpu.splash_attention import splash_attention_mask as tm
+    _, b, hq, hkv, s, d, causal = shape
+    assert not causal
+    # tokamax asks the mesh for the TPU generation.
+    topology = topologies.get_topology_desc(platform="tpu", topology_name=TOPOLOGIES[target])
+    mesh = jax.sharding.Mesh(np.array(topology.devices[:1]), ("x",))
+    block = min(1024, s)
+    config = tk.SplashConfig(block_q=block, block_kv=block, block_kv_compute=min(512, block), max_logit_const=30.0,
+                             use_base2_exp=False)
+    with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+        kernel = tk.make_splash_mha(mask=tm.FullMask((s, s)), config=config, q_seq_shards=1)
+        assert all(value is None for value in kernel.fwd_mask_info), "tokamax reads a mask table from SMEM"
+
+        def attention(q, k, v):
+            groups = hq // hkv
+            k, v = jnp.repeat(k, groups, axis=1), jnp.repeat(v, groups, axis=1)
+            return jax.vmap(kernel)(q * jnp.asarray(d ** -0.5, q.dtype), k, v)
+
+        q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
+        kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
+        return stablehlo(attention, q, kv, kv)
+
+
+TOPOLOGIES = {"v6e": "v6e:1x1", "tpu7x": "tpu7x:1x1x1"}
 
 
 def flywheel_program(shape, target):
@@ -245,6 +280,8 @@ def main():
                   for block, compute in SPLASH_BLOCKS if block <= s}
         for target in targets:
             programs_for_target = dict(programs, **{"flywheel": flywheel_program(shape, target)})
+            if not causal:
+                programs_for_target["tokamax splash"] = tokamax_splash(shape, target)
             for kernel, program in programs_for_target.items():
                 rows.append({"kernel": kernel, "config": CONFIGS.get(kernel, ""), "shape": name, "target": target,
                              "cycles": cycles(program, target, f"{kernel} {name}"),
