@@ -340,6 +340,40 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
     Some(BandTests { left, right, last_real_key, first_query, first_key, needed, crosses })
 }
 
+/// Index-map ops defining `%key_block` from the grid indices `%qb`, `%kv`: `%kv`, or with
+/// a band, `%kv` clamped to the key blocks query block `%qb` needs (first <= kv <= last).
+fn key_block_clamp(plan: &KernelPlan) -> String {
+    let (left, right) = plan.band();
+    let constant = |name: &str, value: i64| format!("    %{name} = \"arith.constant\"() {{value = {value} : i32}} : () -> i32\n");
+    let op = |result: &str, name: &str, a: &str, b: &str| format!("    %{result} = \"arith.{name}\"(%{a}, %{b}) : (i32, i32) -> i32\n");
+    let mut text = constant("block_q", plan.block_q) + &constant("block_kv", plan.block_kv);
+    let mut current = "kv".to_owned();
+    if let Some(left) = left {
+        // first = max(qb * block_q - left, 0) / block_kv
+        text += &constant("left", left);
+        text += &op("start", "muli", "qb", "block_q");
+        text += &op("reach", "subi", "start", "left");
+        text += &op("reach0", "maxsi", "reach", "zero");
+        text += &op("first", "divsi", "reach0", "block_kv");
+        text += &op("from_first", "maxsi", &current, "first");
+        current = "from_first".into();
+    }
+    if let Some(right) = right {
+        // last = min(((qb + 1) * block_q - 1 + right) / block_kv, blocks - 1)
+        text += &constant("one", 1);
+        text += &constant("past_right", right - 1);
+        text += &constant("final", plan.grid()[3] - 1);
+        text += &op("next", "addi", "qb", "one");
+        text += &op("end", "muli", "next", "block_q");
+        text += &op("reach_end", "addi", "end", "past_right");
+        text += &op("last_any", "divsi", "reach_end", "block_kv");
+        text += &op("last", "minsi", "last_any", "final");
+        text += &op("to_last", "minsi", &current, "last");
+        current = "to_last".into();
+    }
+    text + &format!("    %key_block = \"arith.addi\"(%{current}, %zero) : (i32, i32) -> i32\n")
+}
+
 /// The window of a [B|1, N|1, Tq, Tk] operand. A per-head one arrives like Q, as
 /// [B|1, Nkv, Tq x group, Tk]; a head-shared one as it is, [B|1, 1, Tq, Tk].
 fn extra_window(extra: &Extra, group: i64, block_q: i64, block_kv: i64) -> [i64; 4] {
@@ -559,17 +593,22 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         windows.join(", "),
     );
     let arguments = arguments.join(", ");
-    // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head.
+    // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head. Key
+    // blocks are named through %key_block: with a band, the key block index is clamped
+    // to the blocks the query block needs, so a skipped step names the block its
+    // neighbour holds and the pipeline fetches nothing new for it.
+    let key_block = key_block_clamp(plan);
     let transform = |name: &str, results: &str| {
+        let prelude = if results.contains("%key_block") { key_block.as_str() } else { "" };
         format!(
-            "  \"func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"arith.constant\"() {{value = 0 : i32}} : () -> i32\n    \"func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
+            "  \"func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"arith.constant\"() {{value = 0 : i32}} : () -> i32\n{prelude}    \"func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
         )
     };
     let extra_map = |name: &str, extra: &Extra| {
         let (b, h) = (if extra.one_batch { "%zero" } else { "%b" }, if extra.one_head { "%zero" } else { "%h" });
-        transform(name, &format!("{b}, {h}, %qb, %kv"))
+        transform(name, &format!("{b}, {h}, %qb, %key_block"))
     };
-    let mut maps = transform("q_blocks", "%b, %h, %qb, %zero") + &transform("kv_blocks", "%b, %h, %kv, %zero");
+    let mut maps = transform("q_blocks", "%b, %h, %qb, %zero") + &transform("kv_blocks", "%b, %h, %key_block, %zero");
     if let Some(mask) = &plan.mask {
         maps += &extra_map("mask_blocks", mask);
     }

@@ -344,6 +344,8 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "arith.subi" => elementwise(state, &op, |a, b| a - b),
         "arith.muli" => elementwise(state, &op, |a, b| a * b),
         "arith.divsi" => elementwise(state, &op, |a, b| (a as i64 / b as i64) as f64),
+        "arith.minsi" => elementwise(state, &op, f64::min),
+        "arith.maxsi" => elementwise(state, &op, f64::max),
         "arith.andi" => elementwise(state, &op, |a, b| f64::from(u8::from(a != 0.0 && b != 0.0))),
         "arith.ori" => elementwise(state, &op, |a, b| f64::from(u8::from(a != 0.0 || b != 0.0))),
         "arith.addf" => elementwise(state, &op, |a, b| a + b),
