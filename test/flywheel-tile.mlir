@@ -11,12 +11,16 @@
 // TILE: "builtin.module"() <{sym_name = "flywheel_kernel_0"}> ({
 // The running max, sum and accumulator start at -inf, 0, 0 on the first key block.
 // TILE: "arith.constant"() <{value = dense<0xFF800000> : vector<256x1xf32>}>
+// Key blocks the band skips run nothing; a block the diagonal crosses runs the step
+// with the causal mask, any other the same step without it.
+// TILE: %[[NEEDED:.*]] = "arith.cmpi"
+// TILE: %[[CROSSES:.*]] = "arith.cmpi"
+// TILE: "scf.if"(%[[NEEDED]])
+// TILE: "scf.if"(%[[CROSSES]])
 // S = Q Kᵀ on the MXU, then the scale, as separate ops.
 // TILE: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<256x128xbf16>, vector<256x128xbf16>, vector<256x256xf32>) -> vector<256x256xf32>
 // TILE: "arith.constant"() <{value = dense<1.250000e-01> : vector<256x256xf32>}>
 // TILE-NEXT: "arith.mulf"
-// The causal mask only on blocks the diagonal crosses.
-// TILE: "scf.if"
 // TILE: "tpu.iota"() {dimensions = array<i32: 0>}
 // TILE: "arith.cmpi"({{.*}}) <{predicate = 3 : i64}> : (vector<256x256xi32>, vector<256x256xi32>) -> vector<256x256xi1>
 // TILE: "arith.select"
@@ -27,6 +31,13 @@
 // TILE: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}>
 // TILE: "arith.truncf"({{.*}}) : (vector<256x256xf32>) -> vector<256x256xbf16>
 // TILE: "flywheel.matmul"({{.*}}) {transpose_rhs = false} : (vector<256x256xbf16>, vector<256x128xbf16>, vector<256x128xf32>) -> vector<256x128xf32>
+// The unmasked body.
+// TILE: %[[CLEAR:.*]] = "arith.xori"(%[[CROSSES]]
+// TILE: "scf.if"(%[[CLEAR]])
+// TILE: "flywheel.matmul"({{.*}}) {transpose_rhs = true}
+// TILE-NOT: "tpu.iota"
+// TILE: "math.exp"
+// TILE: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
 // Normalization once, after the last key block.
 // TILE: "arith.divf"
 // TILE: dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: 1, 2, 1, 1>

@@ -126,9 +126,11 @@ fn kernel_call_locations<'c>(root: OperationRef<'c, '_>) -> HashMap<String, Loca
     calls.into_iter().map(|(symbol, location)| (symbol, unsafe { Location::from_raw(location) })).collect()
 }
 
-/// The score scale: `arith.mulf(flywheel.matmul(Q, K) {transpose_rhs}, splat)`, the
-/// product's only use; returns (the mulf, the matmul, the scale).
-fn score_scale<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, f64), String> {
+/// The score scales: `arith.mulf(flywheel.matmul(Q, K) {transpose_rhs}, splat)`, each the
+/// product's only use (one per step body: a kernel may have a masked and an unmasked
+/// one); returns (the mulf, the matmul, the scale) of each.
+#[allow(clippy::type_complexity)]
+fn score_scales<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, f64)>, String> {
     let found: Vec<_> = ops_named(kernel, "flywheel.matmul")
         .into_iter()
         .filter(|matmul| matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_some_and(|flag| flag.value() != 0))
@@ -140,11 +142,10 @@ fn score_scale<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<(OperationRef<'c,
             }
         })
         .collect();
-    match found.as_slice() {
-        [one] => Ok(*one),
-        [] => Err("no Q Kᵀ product scaled by a constant".into()),
-        _ => Err("several Q Kᵀ products".into()),
+    if found.is_empty() {
+        return Err("no Q Kᵀ product scaled by a constant".into());
     }
+    Ok(found)
 }
 
 /// Checks that the scaled scores reach the softmax (row max, subtraction of the max)
@@ -166,27 +167,42 @@ fn only_masks_to_softmax(scores: Value) -> Result<(), String> {
 }
 
 fn base_two(kernel: OperationRef) -> Result<(), String> {
-    let (mulf, _, scale) = score_scale(kernel)?;
-    only_masks_to_softmax(mulf.result(0).map_err(|e| e.to_string())?.into())?;
-    let factor = mulf.operand(1).map_err(|e| e.to_string())?;
-    let scaled = splat_before(mulf, scale * std::f64::consts::LOG2_E, factor.r#type());
-    mutable(mulf).set_operand(1, scaled);
+    let scales = score_scales(kernel)?;
+    for (mulf, _, _) in &scales {
+        only_masks_to_softmax(mulf.result(0).map_err(|e| e.to_string())?.into())?;
+    }
+    for (mulf, _, scale) in scales {
+        let factor = mulf.operand(1).map_err(|e| e.to_string())?;
+        let scaled = splat_before(mulf, scale * std::f64::consts::LOG2_E, factor.r#type());
+        mutable(mulf).set_operand(1, scaled);
+        erase_if_unused(factor);
+    }
     for exp in ops_named(kernel, "math.exp") {
         let operand = exp.operand(0).map_err(|e| e.to_string())?;
         let exp2 = insert_before(exp, "math.exp2", &[operand], operand.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
         replace_op(exp, exp2);
     }
-    erase_if_unused(factor);
     Ok(())
 }
 
 fn fold_scale(kernel: OperationRef, when: Fold) -> Result<(), String> {
-    let (mulf, matmul, scale) = score_scale(kernel)?;
-    let q = matmul.operand(0).map_err(|e| e.to_string())?;
-    let exact = scale.abs().log2().fract() == 0.0 || q.r#type().to_string().ends_with("xf32>");
-    if when == Fold::Exact && !exact {
-        return Err(format!("Q is bf16 and the scale {scale} is not a power of two (fold-scale=always rounds Q times it to bf16)"));
+    let scales = score_scales(kernel)?;
+    for &(_, matmul, scale) in &scales {
+        let q = matmul.operand(0).map_err(|e| e.to_string())?;
+        let exact = scale.abs().log2().fract() == 0.0 || q.r#type().to_string().ends_with("xf32>");
+        if when == Fold::Exact && !exact {
+            return Err(format!("Q is bf16 and the scale {scale} is not a power of two (fold-scale=always rounds Q times it to bf16)"));
+        }
     }
+    for (mulf, matmul, scale) in scales {
+        fold_one(mulf, matmul, scale)?;
+    }
+    Ok(())
+}
+
+/// Moves one score scale onto Q.
+fn fold_one(mulf: OperationRef, matmul: OperationRef, scale: f64) -> Result<(), String> {
+    let q = matmul.operand(0).map_err(|e| e.to_string())?;
     // The product in f32, rounded once to Q's type (libtpu 0.0.50.1 rejects a bf16
     // multiply by a constant on v6e and tpu7x).
     let f32_type = Type::parse(unsafe { matmul.context().to_ref() }, &q.r#type().to_string().replace("xbf16>", "xf32>")).ok_or("Q's type")?;

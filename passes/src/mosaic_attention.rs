@@ -267,23 +267,6 @@ impl Writer {
         self.line("}) : (i1) -> ()");
     }
 
-    /// `scf.if %condition -> type { then } else { otherwise }`.
-    fn choose(&mut self, condition: &str, r#type: &str, then: impl FnOnce(&mut Writer) -> String, otherwise: impl FnOnce(&mut Writer) -> String) -> String {
-        let id = format!("%v{}", self.next);
-        self.next += 1;
-        self.line(&format!("{id} = \"scf.if\"({condition}) ({{"));
-        self.depth += 1;
-        let a = then(self);
-        self.line(&format!("\"scf.yield\"({a}) : ({type}) -> ()"));
-        self.depth -= 1;
-        self.line("}, {");
-        self.depth += 1;
-        let b = otherwise(self);
-        self.line(&format!("\"scf.yield\"({b}) : ({type}) -> ()"));
-        self.depth -= 1;
-        self.line(&format!("}}) : (i1) -> {type}"));
-        id
-    }
 }
 
 /// The block tests of a kernel with a causal or windowed band, or padded keys, computed
@@ -428,7 +411,8 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     });
 
     let band = band_tests(&mut w, plan, kv_step);
-    let step = |w: &mut Writer| {
+    // One key block's work; `masked`: with the band's (and key padding's) mask.
+    let step = |w: &mut Writer, masked: bool| {
         let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
         let k = w.load("%k", &k_window, input, &[bk, d], &zero);
         let zeros = w.splat(0.0, &scores);
@@ -458,14 +442,9 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             let masked = w.splat(MASKED, &scores);
             s = w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores));
         }
-        if let Some(bounds) = band.as_ref() {
-            // Only blocks the band's edges (or the end of the keys) cross need the mask.
-            let unmasked = s.clone();
-            let crosses = bounds.crosses.clone();
-            s = w.choose(
-                &crosses,
-                &f32s(&scores),
-                |w| {
+        if let (true, Some(bounds)) = (masked, band.as_ref()) {
+            s = {
+                {
                     let ints = vector(&scores, "i32");
                     let bools = vector(&scores, "i1");
                     // Row t * group + g is query t of the block.
@@ -498,7 +477,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                         let replacement = w.splat(value, &scores);
                         w.op("arith.select", &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))], "", &f32s(&scores))
                     };
-                    let mut s = unmasked.clone();
+                    let mut s = s.clone();
                     if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
                         s = select(w, &allowed, &s, MASKED);
                     }
@@ -508,9 +487,8 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                         s = select(w, &real, &s, PADDING);
                     }
                     s
-                },
-                |_| unmasked.clone(),
-            );
+                }
+            };
         }
         let m = w.load("%m", &rows, "f32", &rows, &zero);
         let lowest = w.splat(f64::NEG_INFINITY, &[stacked]);
@@ -540,10 +518,21 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
         w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
     };
+    // Only key blocks the band's edges (or the end of the keys) cross need the mask: one
+    // step body with it and one without, so no score tile flows out of a branch.
+    let run = |w: &mut Writer| match band.as_ref() {
+        Some(bounds) => {
+            w.when(&bounds.crosses, |w| step(w, true));
+            let yes = w.constant("1", "i1");
+            let clear = w.op("arith.xori", &[(&bounds.crosses, "i1"), (&yes, "i1")], "", "i1");
+            w.when(&clear, |w| step(w, false));
+        }
+        None => step(w, false),
+    };
     match band.as_ref().and_then(|bounds| bounds.needed.clone()) {
         // Key blocks wholly outside the band are skipped.
-        Some(needed) => w.when(&needed, step),
-        None => step(&mut w),
+        Some(needed) => w.when(&needed, run),
+        None => run(&mut w),
     }
 
     // Last key block: write acc / l.

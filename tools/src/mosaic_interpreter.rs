@@ -348,6 +348,7 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "arith.maxsi" => elementwise(state, &op, f64::max),
         "arith.andi" => elementwise(state, &op, |a, b| f64::from(u8::from(a != 0.0 && b != 0.0))),
         "arith.ori" => elementwise(state, &op, |a, b| f64::from(u8::from(a != 0.0 || b != 0.0))),
+        "arith.xori" => elementwise(state, &op, |a, b| f64::from(u8::from((a != 0.0) != (b != 0.0)))),
         "arith.addf" => elementwise(state, &op, |a, b| a + b),
         "arith.subf" => elementwise(state, &op, |a, b| a - b),
         "arith.mulf" => elementwise(state, &op, |a, b| a * b),
