@@ -274,7 +274,8 @@ impl Writer {
     }
 
     /// A statistic [rows, 1 or 128] repeated across `width` columns: a lane broadcast of a
-    /// column, or whole lane tiles of a lane-replicated one side by side.
+    /// column, or of a lane-replicated one its first `width` lanes or whole lane tiles side
+    /// by side.
     fn widen(&mut self, value: &str, shape: &[i64; 2], width: i64) -> String {
         let [rows, lanes] = *shape;
         if lanes == width {
@@ -283,6 +284,10 @@ impl Writer {
         let wide = f32s(&[rows, width]);
         if lanes == 1 {
             return self.op("vector.broadcast", &[(value, &f32s(shape))], "", &wide);
+        }
+        if width < lanes {
+            let slice = format!("{{offsets = [0, 0], sizes = [{rows}, {width}], strides = [1, 1]}}");
+            return self.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &slice, &wide);
         }
         let tiles = vec![(value, f32s(shape)); (width / lanes) as usize];
         let tiles: Vec<(&str, &str)> = tiles.iter().map(|(v, t)| (*v, t.as_str())).collect();
@@ -423,9 +428,10 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let k_window = [1, 1, bk, d];
     let v_window = [1, 1, bk, dv];
     let o_window = [1, 1, stacked, dv];
-    // The running max and sum: lane-replicated [rows, 128] when key and value blocks are
-    // whole lane tiles (widening them is then a tiling, no lane broadcast), else [rows, 1].
-    let lanes = if bk % LANES == 0 && dv % LANES == 0 { LANES } else { 1 };
+    // The running max and sum: lane-replicated [rows, 128] when key blocks are whole lane
+    // tiles and the value width tiles or divides one (widening is then a tiling or a
+    // slice, no lane broadcast), else [rows, 1].
+    let lanes = if bk % LANES == 0 && (dv % LANES == 0 || LANES % dv == 0) { LANES } else { 1 };
     let (rows, scores, accumulator) = ([stacked, lanes], [stacked, bk], [stacked, dv]);
     let mut w = Writer { text: String::new(), next: 0, depth: 2 };
     let zero = w.constant("0", "index");

@@ -418,6 +418,29 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             copy_out(&block, &origin, &mut state.buffers[index])?;
             Ok(Vec::new())
         }
+        "vector.extract_strided_slice" => {
+            // Unit strides: the leading block of each dimension from `offsets`.
+            let input = tensor(state, operand(0)?)?;
+            let integers = |name: &str| -> Result<Vec<i64>, String> {
+                let array = ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("no {name}"))?).map_err(|_| format!("{name} is not an array"))?;
+                (0..array.len())
+                    .map(|i| array.element(i).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value()).ok_or(format!("bad {name}")))
+                    .collect()
+            };
+            let offsets = integers("offsets")?;
+            if integers("strides")?.iter().any(|&s| s != 1) {
+                return Err("vector.extract_strided_slice: only unit strides are supported".into());
+            }
+            let (shape, element) = shaped(result_type(&op)?)?;
+            let input_strides = strides(&input.shape);
+            let data = indices(&shape)
+                .map(|index| {
+                    let at: usize = index.iter().zip(&offsets).zip(&input_strides).map(|((i, o), s)| (i + o) as usize * s).sum();
+                    input.data[at]
+                })
+                .collect();
+            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+        }
         "tpu.concatenate" => {
             let dimension = IntegerAttribute::try_from(op.attribute("dimension").map_err(|_| "no dimension")?).map_err(|_| "dimension is not an integer")?.value() as usize;
             let parts = op.operands().map(|v| tensor(state, v)).collect::<Result<Vec<_>, _>>()?;
