@@ -3,7 +3,7 @@
 // (deviceless).
 
 // RUN: flywheel-opt %S/fixtures/attention_gqa_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 4, blocks 128x128)
+// REMARK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 4, blocks 128x128, {{.*}})
 // RUN: FileCheck %s --check-prefix=CALL < %t.gqa.mlir
 // Q to [B, Nkv, T x group, D] (each query's 4 group heads in adjacent rows), K and V to
 // BNTH, the kernel (cost: 2 MXU products of 2*128*128*64 flops per (batch, query head),
@@ -51,12 +51,12 @@
 // RUN: flywheel compile --target v5e %t.bias.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Sliding windows are served (skipping blocks outside the band, masking its edges).
 // RUN: flywheel-opt %S/fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true causal-block-q=64 causal-block-kv=32},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
-// WINDOW: remark: tiled into a Mosaic kernel (grid 2x4x2x4, query group 1, blocks 64x32)
+// WINDOW: remark: tiled into a Mosaic kernel (grid 2x4x2x4, query group 1, blocks 64x32, {{.*}})
 // RUN: flywheel compile --target tpu7x %t.window.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Lengths the blocks do not divide are padded with zeros to whole blocks (the key
 // padding masked in the kernel) and the output sliced back; the result compiles.
 // RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96 remarks=true},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.padded.mlir 2>&1 | FileCheck %s --check-prefix=PADDED-REMARK
-// PADDED-REMARK: remark: tiled into a Mosaic kernel (grid 2x4x3x2, query group 1, blocks 48x96)
+// PADDED-REMARK: remark: tiled into a Mosaic kernel (grid 2x4x3x2, query group 1, blocks 48x96, {{.*}})
 // RUN: FileCheck %s --check-prefix=PADDED < %t.padded.mlir
 // PADDED: "stablehlo.pad"(%arg0, %{{.*}}) <{edge_padding_high = array<i64: 0, 16, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<2x128x4x64xf32>, tensor<f32>) -> tensor<2x144x4x64xf32>
 // PADDED: "stablehlo.pad"(%arg1, %{{.*}}) <{edge_padding_high = array<i64: 0, 64, 0, 0>, {{.*}}-> tensor<2x192x4x64xf32>

@@ -5,7 +5,7 @@
 // normalization and masks as separate ops). flywheel-lower-to-mosaic serializes it.
 
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=remarks=true -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256)
+// REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, {{.*}})
 // RUN: FileCheck %s --check-prefix=TILE < %t.tiled.mlir
 // TILE: "flywheel.attention_kernel"({{.*}}) {bytes_accessed = 524288 : i64, flops = 67108864 : i64, kernel = @flywheel_kernel_0, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, transcendentals = 131584 : i64} : (tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16>
 // TILE: "builtin.module"() <{sym_name = "flywheel_kernel_0"}> ({

@@ -4,7 +4,7 @@
 // compiles for every target.
 // RUN: flywheel-opt %S/fixtures/attention_transformer_block_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: remark: raised to flywheel.attention (layout BTNH, 4 query / 2 key-value heads, scale 0.125, causal)
-// BLOCK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 2, blocks 128x128)
+// BLOCK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 2, blocks 128x128, {{.*}})
 // RUN: FileCheck %s --check-prefix=KERNEL < %t.block.mlir
 // KERNEL: call_target_name = "tpu_custom_call"
 // KERNEL-NOT: flywheel.

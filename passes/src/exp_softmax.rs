@@ -6,7 +6,8 @@
 //!   TPU). Only when nothing but masks sits between the scale and the softmax: a bias or
 //!   soft-cap would need its own factor.
 //! - `fold-scale`: the score scale multiplies the Q tile ([rows, D]) before the MXU
-//!   instead of the scores ([rows, block_kv]) after it. `exact` (the default) folds only
+//!   instead of the scores ([rows, block_kv]) after it (in the transposed orientation,
+//!   Sᵀ = K·Qᵀ, the K tile: either factor scales the product alike). `exact` (the default) folds only
 //!   when nothing rounds: Q in f32, or a power-of-two scale. `always` also rounds a bf16
 //!   Q times the scale to bf16, as Pallas' flash attention does; that costs accuracy on
 //!   large logits (a JAX bf16 transformer block: relative L2 4.9e-2 against the original
@@ -126,7 +127,8 @@ fn kernel_call_locations<'c>(root: OperationRef<'c, '_>) -> HashMap<String, Loca
     calls.into_iter().map(|(symbol, location)| (symbol, unsafe { Location::from_raw(location) })).collect()
 }
 
-/// The score scales: `arith.mulf(flywheel.matmul(Q, K) {transpose_rhs}, splat)`, each the
+/// The score scales: `arith.mulf(flywheel.matmul(Q, K) {transpose_rhs}, splat)` (or
+/// K, Q in the transposed orientation), each the
 /// product's only use (one per step body: a kernel may have a masked and an unmasked
 /// one); returns (the mulf, the matmul, the scale) of each.
 #[allow(clippy::type_complexity)]
@@ -200,7 +202,7 @@ fn fold_scale(kernel: OperationRef, when: Fold) -> Result<(), String> {
     Ok(())
 }
 
-/// Moves one score scale onto Q.
+/// Moves one score scale onto the product's left operand (Q, or K when transposed).
 fn fold_one(mulf: OperationRef, matmul: OperationRef, scale: f64) -> Result<(), String> {
     let q = matmul.operand(0).map_err(|e| e.to_string())?;
     // The product in f32, rounded once to Q's type (libtpu 0.0.50.1 rejects a bf16

@@ -207,17 +207,22 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
 
     /// `x` grown to `shape` with zeros after its elements (none between or before).
     pub fn pad_with_zeros(&self, x: Value<'c, 'a>, input_shape: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+        self.pad_with(x, 0.0, input_shape, shape, element)
+    }
+
+    /// `x` grown to `shape` with `value` after its elements (none between or before).
+    pub fn pad_with(&self, x: Value<'c, 'a>, value: f64, input_shape: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
         if input_shape == shape {
             return x;
         }
         let high: Vec<i64> = shape.iter().zip(input_shape).map(|(to, from)| to - from).collect();
-        let zero = self.scalar(0.0, element);
+        let padding = self.scalar(value, element);
         let properties = [
             ("edge_padding_low", self.i64_array(&vec![0; shape.len()])),
             ("edge_padding_high", self.i64_array(&high)),
             ("interior_padding", self.i64_array(&vec![0; shape.len()])),
         ];
-        self.insert("stablehlo.pad", &[x, zero], self.tensor_type(shape, element), &properties)
+        self.insert("stablehlo.pad", &[x, padding], self.tensor_type(shape, element), &properties)
     }
 
     /// The leading `shape` corner of `x`.

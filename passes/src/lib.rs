@@ -8,6 +8,7 @@ pub mod atoms;
 pub mod exp_softmax;
 pub mod gdn_chunked;
 pub mod hlo;
+pub mod layout;
 pub mod lower_to_mosaic;
 pub mod lower_to_stablehlo;
 pub mod mosaic_attention;

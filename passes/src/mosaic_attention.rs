@@ -41,6 +41,15 @@ pub struct KernelPlan {
     pub mask: Option<Extra>,
     /// An additive bias operand, [B|1, N|1, Tq, Tk].
     pub bias: Option<Extra>,
+    /// The transposed formulation: scores as Sᵀ = K·Qᵀ ([keys, rows]) and the output as
+    /// Oᵀ = Vᵀ·Pᵀ, so Pᵀ is the MXU's stationary operand (deep and wide) and the softmax
+    /// reductions run across sublanes; V arrives as [B, Nkv, Dv, Tk]. No mask or bias.
+    pub transposed: bool,
+    /// The row sum l computed by the MXU: V arrives with 128 columns of ones after its
+    /// own ([..., Dv + 128]), so P·[V | 1] yields the output and, lane-replicated, l
+    /// (free where Dv leaves the MXU half empty). Standard orientation, Dv a multiple of
+    /// 128, key blocks of whole lane tiles.
+    pub row_sum_on_mxu: bool,
 }
 
 /// A [B|1, N|1, Tq, Tk] operand: whether it is shared across the batch or the heads,
@@ -263,37 +272,6 @@ impl Writer {
         self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
     }
 
-    /// A per-row value [rows] as a statistic [rows, lanes] (lanes 1, or lane-replicated).
-    fn column(&mut self, value: &str, rows: i64, lanes: i64) -> String {
-        let column = self.op("vector.shape_cast", &[(value, &f32s(&[rows]))], "", &f32s(&[rows, 1]));
-        if lanes == 1 {
-            column
-        } else {
-            self.op("vector.broadcast", &[(&column, &f32s(&[rows, 1]))], "", &f32s(&[rows, lanes]))
-        }
-    }
-
-    /// A statistic [rows, 1 or 128] repeated across `width` columns: a lane broadcast of a
-    /// column, or of a lane-replicated one its first `width` lanes or whole lane tiles side
-    /// by side.
-    fn widen(&mut self, value: &str, shape: &[i64; 2], width: i64) -> String {
-        let [rows, lanes] = *shape;
-        if lanes == width {
-            return value.to_owned();
-        }
-        let wide = f32s(&[rows, width]);
-        if lanes == 1 {
-            return self.op("vector.broadcast", &[(value, &f32s(shape))], "", &wide);
-        }
-        if width < lanes {
-            let slice = format!("{{offsets = [0, 0], sizes = [{rows}, {width}], strides = [1, 1]}}");
-            return self.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &slice, &wide);
-        }
-        let tiles = vec![(value, f32s(shape)); (width / lanes) as usize];
-        let tiles: Vec<(&str, &str)> = tiles.iter().map(|(v, t)| (*v, t.as_str())).collect();
-        self.op("tpu.concatenate", &tiles, "{dimension = 1 : i32}", &wide)
-    }
-
     /// `scf.if %condition` around `body`, no results.
     fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
         self.line(&format!("\"scf.if\"({condition}) ({{"));
@@ -305,6 +283,62 @@ impl Writer {
         self.line("}) : (i1) -> ()");
     }
 
+}
+
+/// How the running max and sum are laid out beside the score tile.
+#[derive(Clone, Copy)]
+struct Statistics {
+    /// [rows, 1] or lane-replicated [rows, 128] (standard), or [1, rows] (transposed).
+    shape: [i64; 2],
+    transposed: bool,
+}
+
+impl Statistics {
+    /// The score tile's key axis, which the softmax reduces.
+    fn key_axis(&self) -> i64 {
+        if self.transposed { 0 } else { 1 }
+    }
+
+    fn rows(&self) -> i64 {
+        self.shape[self.key_axis() as usize ^ 1]
+    }
+
+    /// The max or sum (`kind`) of the score tile `scores` over its keys, as a statistic.
+    fn reduce(&self, w: &mut Writer, kind: &str, scores: &str, score_shape: &[i64; 2], initial: f64) -> String {
+        let rows = self.rows();
+        let start = w.splat(initial, &[rows]);
+        let attributes = format!("{{kind = #vector.kind<{kind}>, reduction_dims = array<i64: {}>}}", self.key_axis());
+        let reduced = w.op("vector.multi_reduction", &[(scores, &f32s(score_shape)), (&start, &f32s(&[rows]))], &attributes, &f32s(&[rows]));
+        let single = if self.transposed { [1, rows] } else { [rows, 1] };
+        let statistic = w.op("vector.shape_cast", &[(&reduced, &f32s(&[rows]))], "", &f32s(&single));
+        if single == self.shape {
+            statistic
+        } else {
+            w.op("vector.broadcast", &[(&statistic, &f32s(&single))], "", &f32s(&self.shape))
+        }
+    }
+
+    /// A statistic repeated along a tile's other axis, `width` long: for a transposed
+    /// statistic a sublane broadcast; else a lane broadcast of a column, or of a
+    /// lane-replicated one its first `width` lanes or whole lane tiles side by side.
+    fn widen(&self, w: &mut Writer, value: &str, width: i64) -> String {
+        let shape = &self.shape;
+        let wide = if self.transposed { [width, shape[1]] } else { [shape[0], width] };
+        let [rows, lanes] = *shape;
+        if wide == *shape {
+            return value.to_owned();
+        }
+        if self.transposed || lanes == 1 {
+            return w.op("vector.broadcast", &[(value, &f32s(shape))], "", &f32s(&wide));
+        }
+        if width < lanes {
+            let slice = format!("{{offsets = [0, 0], sizes = [{rows}, {width}], strides = [1, 1]}}");
+            return w.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &slice, &f32s(&wide));
+        }
+        let tiles = vec![(value, f32s(shape)); (width / lanes) as usize];
+        let tiles: Vec<(&str, &str)> = tiles.iter().map(|(v, t)| (*v, t.as_str())).collect();
+        w.op("tpu.concatenate", &tiles, "{dimension = 1 : i32}", &f32s(&wide))
+    }
 }
 
 /// The block tests of a kernel with a causal or windowed band, or padded keys, computed
@@ -426,13 +460,23 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let stacked = group * bq;
     let q_window = [1, 1, stacked, d];
     let k_window = [1, 1, bk, d];
-    let v_window = [1, 1, bk, dv];
     let o_window = [1, 1, stacked, dv];
-    // The running max and sum: lane-replicated [rows, 128] when key blocks are whole lane
-    // tiles and the value width tiles or divides one (widening is then a tiling or a
-    // slice, no lane broadcast), else [rows, 1].
+    let transposed = plan.transposed;
+    assert!(!transposed || (plan.mask.is_none() && plan.bias.is_none()), "the transposed kernel takes no mask or bias");
+    // The running max and sum: in the transposed kernel a row [1, rows]; else
+    // lane-replicated [rows, 128] when key blocks are whole lane tiles and the value width
+    // tiles or divides one (widening is then a tiling or a slice, no lane broadcast), else
+    // [rows, 1].
     let lanes = if bk % LANES == 0 && (dv % LANES == 0 || LANES % dv == 0) { LANES } else { 1 };
-    let (rows, scores, accumulator) = ([stacked, lanes], [stacked, bk], [stacked, dv]);
+    let statistics = Statistics { shape: if transposed { [1, stacked] } else { [stacked, lanes] }, transposed };
+    let rows = statistics.shape;
+    let on_mxu = plan.row_sum_on_mxu;
+    assert!(!on_mxu || (!transposed && lanes == LANES && dv % LANES == 0), "the MXU sums rows only of a standard kernel with whole lane tiles");
+    // With the row sum on the MXU, the accumulator's last 128 columns hold l.
+    let width = if on_mxu { dv + LANES } else { dv };
+    let (scores, accumulator, v_tile) =
+        if transposed { ([bk, stacked], [dv, stacked], [dv, bk]) } else { ([stacked, bk], [stacked, width], [bk, width]) };
+    let v_window = [1, 1, v_tile[0], v_tile[1]];
     let mut w = Writer { text: String::new(), next: 0, depth: 2 };
     let zero = w.constant("0", "index");
     let kv_step = "%kv";
@@ -446,7 +490,9 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let minus_infinity = w.splat(f64::NEG_INFINITY, &rows);
         w.store(&minus_infinity, &rows, "%m", &rows, "f32", &zero);
         let zeros = w.splat(0.0, &rows);
-        w.store(&zeros, &rows, "%l", &rows, "f32", &zero);
+        if !on_mxu {
+            w.store(&zeros, &rows, "%l", &rows, "f32", &zero);
+        }
         let zeros = w.splat(0.0, &accumulator);
         w.store(&zeros, &accumulator, "%acc", &accumulator, "f32", &zero);
     });
@@ -457,7 +503,9 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
         let k = w.load("%k", &k_window, input, &[bk, d], &zero);
         let zeros = w.splat(0.0, &scores);
-        let s = w.op("flywheel.matmul", &[(&q, &vector(&[stacked, d], input)), (&k, &vector(&[bk, d], input)), (&zeros, &f32s(&scores))], "{transpose_rhs = true}", &f32s(&scores));
+        let (q, k) = ((q.as_str(), vector(&[stacked, d], input)), (k.as_str(), vector(&[bk, d], input)));
+        let (lhs, rhs) = if transposed { (k, q) } else { (q, k) };
+        let s = w.op("flywheel.matmul", &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&scores))], "{transpose_rhs = true}", &f32s(&scores));
         let scale = w.splat(plan.scale, &scores);
         let mut s = w.binary("arith.mulf", &s, &scale, &f32s(&scores));
         if let Some(cap) = plan.soft_cap {
@@ -489,7 +537,8 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                     let ints = vector(&scores, "i32");
                     let bools = vector(&scores, "i1");
                     // Row t * group + g is query t of the block.
-                    let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
+                    let (query_axis, key_axis) = if transposed { (1, 0) } else { (0, 1) };
+                    let row = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {query_axis}>}}"), &ints);
                     let row = if group > 1 {
                         let heads = w.constant(&format!("dense<{group}>"), &ints);
                         w.binary("arith.divsi", &row, &heads, &ints)
@@ -498,7 +547,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                     };
                     let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, "i32")], "", &ints);
                     let row = w.binary("arith.addi", &row, &row_offset, &ints);
-                    let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
+                    let column = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {key_axis}>}}"), &ints);
                     let column_offset = w.op("vector.broadcast", &[(&bounds.first_key, "i32")], "", &ints);
                     let column = w.binary("arith.addi", &column, &column_offset, &ints);
                     let mut conditions = Vec::new();
@@ -532,29 +581,29 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             };
         }
         let m = w.load("%m", &rows, "f32", &rows, &zero);
-        let lowest = w.splat(f64::NEG_INFINITY, &[stacked]);
-        let row_max = w.op("vector.multi_reduction", &[(&s, &f32s(&scores)), (&lowest, &f32s(&[stacked]))], "{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}", &f32s(&[stacked]));
-        let row_max = w.column(&row_max, stacked, lanes);
+        let row_max = statistics.reduce(w, "maximumf", &s, &scores, f64::NEG_INFINITY);
         let m_new = w.binary("arith.maximumf", &m, &row_max, &f32s(&rows));
-        let m_wide = w.widen(&m_new, &rows, bk);
+        let m_wide = statistics.widen(w, &m_new, bk);
         let shifted = w.binary("arith.subf", &s, &m_wide, &f32s(&scores));
         let p = w.op("math.exp", &[(&shifted, &f32s(&scores))], FAST, &f32s(&scores));
         let drop = w.binary("arith.subf", &m, &m_new, &f32s(&rows));
         let alpha = w.op("math.exp", &[(&drop, &f32s(&rows))], FAST, &f32s(&rows));
-        let l = w.load("%l", &rows, "f32", &rows, &zero);
-        let l = w.binary("arith.mulf", &alpha, &l, &f32s(&rows));
-        let zeros = w.splat(0.0, &[stacked]);
-        let row_sum = w.op("vector.multi_reduction", &[(&p, &f32s(&scores)), (&zeros, &f32s(&[stacked]))], "{kind = #vector.kind<add>, reduction_dims = array<i64: 1>}", &f32s(&[stacked]));
-        let row_sum = w.column(&row_sum, stacked, lanes);
-        let l = w.binary("arith.addf", &l, &row_sum, &f32s(&rows));
-        w.store(&l, &rows, "%l", &rows, "f32", &zero);
+        if !on_mxu {
+            let l = w.load("%l", &rows, "f32", &rows, &zero);
+            let l = w.binary("arith.mulf", &alpha, &l, &f32s(&rows));
+            let row_sum = statistics.reduce(w, "add", &p, &scores, 0.0);
+            let l = w.binary("arith.addf", &l, &row_sum, &f32s(&rows));
+            w.store(&l, &rows, "%l", &rows, "f32", &zero);
+        }
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
-        let alpha_wide = w.widen(&alpha, &rows, dv);
+        let alpha_wide = statistics.widen(w, &alpha, width);
         let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
         let p = if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
-        let v = w.load("%v", &v_window, input, &[bk, dv], &zero);
+        let v = w.load("%v", &v_window, input, &v_tile, &zero);
         let zeros = w.splat(0.0, &accumulator);
-        let pv = w.op("flywheel.matmul", &[(&p, &vector(&scores, input)), (&v, &vector(&[bk, dv], input)), (&zeros, &f32s(&accumulator))], "{transpose_rhs = false}", &f32s(&accumulator));
+        let (p, v) = ((p.as_str(), vector(&scores, input)), (v.as_str(), vector(&v_tile, input)));
+        let (lhs, rhs) = if transposed { (v, p) } else { (p, v) };
+        let pv = w.op("flywheel.matmul", &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&accumulator))], "{transpose_rhs = false}", &f32s(&accumulator));
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
         w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
         w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
@@ -583,11 +632,26 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     };
     w.when(&last, |w| {
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
-        let l = w.load("%l", &rows, "f32", &rows, &zero);
-        let l = w.widen(&l, &rows, dv);
-        let o = w.binary("arith.divf", &acc, &l, &f32s(&accumulator));
-        let o = if output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&accumulator))], "", &vector(&accumulator, output)) };
-        w.store(&o, &accumulator, "%o", &o_window, output, &zero);
+        let (acc, l) = if on_mxu {
+            let slice = |w: &mut Writer, start: i64, columns: i64| {
+                let attributes = format!("{{offsets = [0, {start}], sizes = [{stacked}, {columns}], strides = [1, 1]}}");
+                w.op("vector.extract_strided_slice", &[(&acc, &f32s(&accumulator))], &attributes, &f32s(&[stacked, columns]))
+            };
+            (slice(w, 0, dv), slice(w, dv, LANES))
+        } else {
+            (acc, w.load("%l", &rows, "f32", &rows, &zero))
+        };
+        let output_tile = if transposed { [dv, stacked] } else { [stacked, dv] };
+        let l = statistics.widen(w, &l, dv);
+        let o = w.binary("arith.divf", &acc, &l, &f32s(&output_tile));
+        let o = if transposed {
+            w.op("vector.transpose", &[(&o, &f32s(&output_tile))], "{permutation = array<i64: 1, 0>}", &f32s(&[stacked, dv]))
+        } else {
+            o
+        };
+        let o_tile = [stacked, dv];
+        let o = if output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, output)) };
+        w.store(&o, &o_tile, "%o", &o_window, output, &zero);
     });
     w.line("\"func.return\"() : () -> ()");
 
@@ -600,7 +664,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let mut operands: Vec<(&str, String, String)> = vec![
         ("%q", memref(&q_window, input), window(&q_window, "q_blocks")),
         ("%k", memref(&k_window, input), window(&k_window, "kv_blocks")),
-        ("%v", memref(&v_window, input), window(&v_window, "kv_blocks")),
+        ("%v", memref(&v_window, input), window(&v_window, if transposed { "v_t_blocks" } else { "kv_blocks" })),
     ];
     if let Some(mask) = &plan.mask {
         let shape = extra_window(mask, group, bq, bk);
@@ -611,15 +675,19 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         operands.push(("%bias", memref(&shape, &bias.element), window(&shape, "bias_blocks")));
     }
     operands.push(("%o", memref(&o_window, output), window(&o_window, "q_blocks")));
-    let scratch = [("%m", memref(&rows, "f32")), ("%l", memref(&rows, "f32")), ("%acc", memref(&accumulator, "f32"))];
+    let mut scratch = vec![("%m", memref(&rows, "f32")), ("%acc", memref(&accumulator, "f32"))];
+    if !on_mxu {
+        scratch.insert(1, ("%l", memref(&rows, "f32")));
+    }
     let mut arguments = vec!["%b: i32".to_owned(), "%h: i32".into(), "%qb: i32".into(), "%kv: i32".into()];
     arguments.extend(operands.iter().map(|(name, r#type, _)| format!("{name}: {type}")));
     arguments.extend(scratch.iter().map(|(name, r#type)| format!("{name}: {type}")));
     let argument_types: Vec<&str> = arguments.iter().map(|a| a.split(": ").nth(1).expect("typed")).collect();
     let windows: Vec<&str> = operands.iter().map(|(_, _, window)| window.as_str()).collect();
     let attributes = format!(
-        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {kv_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}}",
+        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {kv_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = {} : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}}",
         argument_types.join(", "),
+        scratch.len(),
         windows.join(", "),
     );
     let arguments = arguments.join(", ");
@@ -639,6 +707,10 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         transform(name, &format!("{b}, {h}, %qb, %key_block"))
     };
     let mut maps = transform("q_blocks", "%b, %h, %qb, %zero") + &transform("kv_blocks", "%b, %h, %key_block, %zero");
+    if transposed {
+        // Vᵀ: [B, Nkv, Dv, Tk], key blocks along the last axis.
+        maps += &transform("v_t_blocks", "%b, %h, %zero, %key_block");
+    }
     if let Some(mask) = &plan.mask {
         maps += &extra_map("mask_blocks", mask);
     }

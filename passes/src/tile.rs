@@ -9,6 +9,8 @@
 use crate::{
     atoms::{Atoms, Axis},
     hlo::{materialize, HloBuilder},
+    layout::recorded,
+    tile_ir::attention_ops,
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
@@ -21,7 +23,7 @@ use flywheel_dialect::{
 };
 use melior::{
     ir::{
-        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         r#type::TypeId,
         attribute::StringAttribute,
         BlockLike, RegionLike, Value, ValueLike,
@@ -80,14 +82,7 @@ fn create(options: &PassOptions) -> Pass {
 
 /// Tiles every attention under `root` the kernel serves; false on an internal error.
 pub fn tile(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
-    let mut ops = Vec::new();
-    root.walk(WalkOrder::PostOrder, |op| {
-        if AttentionOp::from_operation(op).is_some() {
-            ops.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    for raw in ops {
+    for raw in attention_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
@@ -99,7 +94,9 @@ pub fn tile(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
                 }
                 if remarks {
                     let [b, h, qb, kb] = plan.grid();
-                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{})", plan.group(), plan.block_q, plan.block_kv));
+                    let orientation = if plan.transposed { "transposed" } else { "standard" };
+                    let row_sum = if plan.row_sum_on_mxu { "MXU" } else { "VPU" };
+                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{}, {orientation} orientation, row sum on the {row_sum})", plan.group(), plan.block_q, plan.block_kv));
                 }
                 unsafe { mlir_sys::mlirOperationDestroy(raw) };
             }
@@ -133,6 +130,10 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
             .transpose()
     };
     let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
+    let (transposed, row_sum_on_mxu) = recorded(attention.operation())?;
+    if transposed && (mask.is_some() || bias.is_some()) {
+        return Err("the transposed orientation takes no mask or bias operand".into());
+    }
     if bias.as_ref().is_some_and(|b| !matches!(b.element.as_str(), "bf16" | "f32")) {
         return Err("the bias is neither bf16 nor f32".into());
     }
@@ -180,6 +181,9 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         causal: attention.causal()?,
         window: attention.window()?,
         soft_cap: attention.logit_soft_cap()?,
+        transposed,
+        // The ones beside V make whole lane tiles only with whole-tile blocks and values.
+        row_sum_on_mxu: row_sum_on_mxu && !transposed && block_kv % 128 == 0 && at(&v, Role::HeadDim) % 128 == 0,
         mask,
         bias,
     };
@@ -229,8 +233,18 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let mut operands = vec![
         rearrange(operand(attention.q())?, &in_layout(&time, &q_heads, &head_dim), &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()])?,
         rearrange(operand(attention.k())?, &in_layout(&keys, &kv_heads, &head_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), head_dim.clone()])?,
-        rearrange(operand(attention.v())?, &in_layout(&keys, &kv_heads, &value_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()])?,
+        rearrange(operand(attention.v())?, &in_layout(&keys, &kv_heads, &value_dim), &if plan.transposed {
+            [batch.clone(), kv_heads.clone(), value_dim.clone(), keys.clone()]
+        } else {
+            [batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()]
+        })?,
     ];
+    if plan.row_sum_on_mxu {
+        // V's rows get 128 columns of ones, whose products with P are l.
+        let v_shape = [plan.batch, plan.kv_heads, plan.padded_keys(), plan.value_dim];
+        let extended = [plan.batch, plan.kv_heads, plan.padded_keys(), plan.value_dim + 128];
+        operands[2] = b.pad_with(operands[2], 1.0, &v_shape, &extended, &plan.input);
+    }
     let extra = |value: Value<'c, 'a>, extra: &Extra| -> Result<Value<'c, 'a>, String> {
         let batch = if extra.one_batch { Vec::new() } else { batch.clone() };
         let axes = [batch.clone(), if extra.one_head { Vec::new() } else { q_heads.clone() }, time.clone(), keys.clone()];

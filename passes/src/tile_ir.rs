@@ -1,12 +1,25 @@
 //! Reading and rewriting FlyWheel tile IR (the kernel modules `flywheel-tile` writes):
 //! finding the kernels, following values to their users, and building ops in place.
 
-use flywheel_dialect::stablehlo::splat_value;
+use flywheel_dialect::{ops::AttentionOp, stablehlo::splat_value};
 use melior::ir::{
     attribute::StringAttribute,
-    operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
+    operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
     Attribute, BlockLike, RegionLike, Type, TypeLike, Value, ValueLike,
 };
+
+/// Every `flywheel.attention` under `root`, in post-order, as raw handles: a pass that
+/// erases or edits one keeps the others valid.
+pub fn attention_ops(root: OperationRef) -> Vec<mlir_sys::MlirOperation> {
+    let mut ops = Vec::new();
+    root.walk(WalkOrder::PostOrder, |op| {
+        if AttentionOp::from_operation(op).is_some() {
+            ops.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    ops
+}
 
 /// The kernel functions (those with Mosaic's `window_params`) of the kernel modules
 /// directly in `root`, each with the module's symbol.

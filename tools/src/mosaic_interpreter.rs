@@ -456,6 +456,16 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             }
             Ok(vec![Val::Vector(Tensor { shape, element, data })])
         }
+        "vector.transpose" => {
+            // Result dimension i is input dimension permutation[i].
+            let input = tensor(state, operand(0)?)?;
+            let permutation = DenseI64ArrayAttribute::try_from(op.attribute("permutation").map_err(|_| "no permutation")?).map_err(|_| "bad permutation")?;
+            let permutation: Vec<usize> = (0..permutation.len()).map(|i| permutation.element(i).map(|d| d as usize).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+            let (shape, element) = shaped(result_type(&op)?)?;
+            let input_strides = strides(&input.shape);
+            let data = indices(&shape).map(|index| input.data[index.iter().zip(&permutation).map(|(i, &d)| *i as usize * input_strides[d]).sum::<usize>()]).collect();
+            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+        }
         "vector.shape_cast" => {
             let input = tensor(state, operand(0)?)?;
             let (shape, _) = shaped(result_type(&op)?)?;

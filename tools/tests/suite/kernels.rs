@@ -57,17 +57,24 @@ const CONFIGS: &[Config] = &[
     Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0, key_blocks: NARROW },
 ];
 
-/// The tile IR transforms each configuration also runs with (name, passes).
-const TRANSFORMS: &[(&str, &str)] = &[
-    ("baseline", ""),
-    ("exp_softmax", "flywheel-exp-softmax,"),
-    ("exp_softmax_fold_always", "flywheel-exp-softmax{fold-scale=always},"),
+/// The FlyWheel transforms each configuration also runs with: (name, passes before
+/// tiling, passes on the tile IR).
+const TRANSFORMS: &[(&str, &str, &str)] = &[
+    ("baseline", "", ""),
+    ("exp_softmax", "", "flywheel-exp-softmax,"),
+    ("exp_softmax_fold_always", "", "flywheel-exp-softmax{fold-scale=always},"),
+    ("layout_row_sum_mxu", "flywheel-layout,", ""),
+    ("layout_transposed", "flywheel-layout{orientation=transposed},", ""),
+    ("all", "flywheel-layout,", "flywheel-exp-softmax,"),
+    ("all_transposed", "flywheel-layout{orientation=transposed},", "flywheel-exp-softmax{fold-scale=always},"),
 ];
 
 pub fn trials() -> Vec<Trial> {
     TRANSFORMS
         .iter()
-        .flat_map(|&(variant, passes)| CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, passes))))
+        .flat_map(|&(variant, before, after)| {
+            CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, before, after)))
+        })
         .collect()
 }
 
@@ -120,11 +127,11 @@ fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn check_kernel(config: &Config, transforms: &str) -> Result<(), Failed> {
+fn check_kernel(config: &Config, before: &str, transforms: &str) -> Result<(), Failed> {
     let source = module(config);
     let (plain, causal) = config.key_blocks;
     let pipeline = format!(
-        "pass-pipeline=builtin.module(flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal}}},{transforms}flywheel-lower-to-mosaic)"
+        "pass-pipeline=builtin.module({before}flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal}}},{transforms}flywheel-lower-to-mosaic)"
     );
     let with_kernel = opt(config.name, &source, &pipeline)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
@@ -164,7 +171,7 @@ fn check_kernel(config: &Config, transforms: &str) -> Result<(), Failed> {
         return Err("the kernel produced NaN or Inf".into());
     }
     if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
-        eprintln!("{} [{transforms}]: relative L2 {:.3e}, max abs {:.3e}", config.name, comparison.rel_l2, comparison.max_abs);
+        eprintln!("{} [{before}{transforms}]: relative L2 {:.3e}, max abs {:.3e}", config.name, comparison.rel_l2, comparison.max_abs);
     }
     match comparison.failure {
         None => Ok(()),

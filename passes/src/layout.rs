@@ -1,0 +1,133 @@
+//! `flywheel-layout`: chooses the operand layouts of each attention kernel for the MXU and
+//! records them on the `flywheel.attention` as attributes `flywheel-tile` honours. It runs
+//! before tiling because the layouts fix the shapes of the tile program:
+//! - `flywheel.orientation`: `"standard"` (S = Q·Kᵀ with K as the matmul's transposed
+//!   right operand, never a transpose in the key loop) or `"transposed"` (Sᵀ = K·Qᵀ and
+//!   Oᵀ = Vᵀ·Pᵀ: Pᵀ is the stationary operand, deep and wide, and the softmax reduces
+//!   across sublanes; V is transposed once in HBM, O once per query block). A mask or
+//!   bias operand keeps the standard orientation (its tiles arrive query-major).
+//! - `flywheel.row_sum`: `"vpu"` (the softmax sums each row of P) or `"mxu"` (P·[V | 1]:
+//!   V gets 128 columns of ones, so the matmul that applies P also sums it, in the half
+//!   of the 256-wide MXU a head dim of 128 leaves empty, and l comes out
+//!   lane-replicated). Only in the standard orientation with Dv a multiple of 128.
+//!
+//! GQA heads always share a grid step (their queries stacked into the matmul's rows, one
+//! pushed K/V block serving the group): `flywheel-tile` does that for every kernel.
+
+use crate::{
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::{run_guarded, PassInfo},
+    tile_ir::attention_ops,
+};
+use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
+use melior::{
+    ir::{
+        attribute::StringAttribute,
+        operation::{OperationLike, OperationMutLike, OperationRef},
+        r#type::TypeId,
+    },
+    pass::{create_external, ExternalPass, Pass},
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+/// The attribute names `flywheel-tile` reads.
+pub const ORIENTATION: &str = "flywheel.orientation";
+pub const ROW_SUM: &str = "flywheel.row_sum";
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed"]), default: "standard", help: "Scores as Q·Kᵀ (standard) or Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed)" },
+    OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["mxu", "vpu"]), default: "mxu", help: "Sum each row of P in the PV matmul (P·[V | 1]) or on the VPU" },
+    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
+];
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-layout",
+    summary: "Choose MXU operand layouts for each attention kernel (orientation, row sum in the PV matmul)",
+    options: OPTIONS,
+    create,
+};
+
+/// The layouts asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub transposed: bool,
+    pub row_sum_on_mxu: bool,
+}
+
+fn create(options: &PassOptions) -> Pass {
+    let request = Request { transposed: options.choice("orientation") == "transposed", row_sum_on_mxu: options.choice("row-sum") == "mxu" };
+    let remarks = options.bool("remarks");
+    create_external(
+        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || layout(op, request, remarks)),
+        TypeId::create(&PASS_ID),
+        "FlyWheelLayout",
+        PASS.name,
+        PASS.summary,
+        "",
+        &[],
+    )
+}
+
+/// Records the layouts of every attention under `root`.
+pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
+    for raw in attention_ops(root) {
+        // SAFETY: the ops stay in place; only their attributes change.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let attention = AttentionOp::from_operation(op).expect("collected as attention");
+        let (orientation, row_sum, notes) = choose(attention, request);
+        let context = op.context();
+        let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
+        op.set_attribute(ORIENTATION, StringAttribute::new(unsafe { context.to_ref() }, orientation).into());
+        op.set_attribute(ROW_SUM, StringAttribute::new(unsafe { context.to_ref() }, row_sum).into());
+        if remarks {
+            let reasons = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
+            emit_remark(op.location(), &format!("layouts: {orientation} orientation, row sum on the {}{reasons}", row_sum.to_uppercase()));
+        }
+    }
+    true
+}
+
+/// The orientation and row sum for one attention, and why a request was not granted.
+fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static str, Vec<String>) {
+    let mut notes = Vec::new();
+    let extras = attention.mask().is_some() || attention.bias().is_some();
+    let transposed = request.transposed && !extras;
+    if request.transposed && extras {
+        notes.push("a mask or bias operand keeps the standard orientation".to_owned());
+    }
+    let value_dim = value_dim(attention);
+    let mut on_mxu = request.row_sum_on_mxu;
+    if on_mxu && transposed {
+        on_mxu = false;
+        notes.push("the transposed kernel sums across sublanes".to_owned());
+    } else if on_mxu && value_dim.is_none_or(|dim| dim % 128 != 0) {
+        on_mxu = false;
+        notes.push(format!("value head dim {} is not whole lane tiles", value_dim.map_or("?".to_owned(), |d| d.to_string())));
+    }
+    (if transposed { "transposed" } else { "standard" }, if on_mxu { "mxu" } else { "vpu" }, notes)
+}
+
+fn value_dim(attention: AttentionOp) -> Option<i64> {
+    let layout = attention.layout().ok()?;
+    let v = TensorInfo::of_value(attention.v()?)?;
+    *v.shape.get(layout.position(Role::HeadDim))?
+}
+
+/// The layouts recorded on an attention op: (transposed, row sum on the MXU), or why an
+/// attribute is not understood. Absent attributes mean the baseline: standard, VPU.
+pub fn recorded(op: OperationRef) -> Result<(bool, bool), String> {
+    let read = |name: &str, baseline: &'static str, other: &'static str| -> Result<bool, String> {
+        match op.attribute(name) {
+            Err(_) => Ok(false),
+            Ok(attribute) => match StringAttribute::try_from(attribute).map(|s| s.value().to_owned()) {
+                Ok(value) if value == baseline => Ok(false),
+                Ok(value) if value == other => Ok(true),
+                _ => Err(format!("{name} is {attribute}, not \"{baseline}\" or \"{other}\"")),
+            },
+        }
+    };
+    Ok((read(ORIENTATION, "standard", "transposed")?, read(ROW_SUM, "vpu", "mxu")?))
+}

@@ -1,0 +1,75 @@
+// flywheel-layout: records each attention kernel's operand layouts as attributes that
+// flywheel-tile honours: the orientation (standard S = Q·Kᵀ, or transposed Sᵀ = K·Qᵀ with
+// Oᵀ = Vᵀ·Pᵀ) and where each row of P is summed (in the PV matmul as P·[V | 1], or on
+// the VPU).
+
+// By default: standard orientation, row sum on the MXU.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout=remarks=true -o %t.default.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: layouts: standard orientation, row sum on the MXU
+// RUN: FileCheck %s --check-prefix=ATTRIBUTES < %t.default.mlir
+// ATTRIBUTES: "flywheel.attention"({{.*}}flywheel.orientation = "standard", flywheel.row_sum = "mxu"
+
+// Tiled: V gets 128 columns of ones (an XLA pad outside the kernel), the accumulator is
+// [rows, Dv + 128], no per-step row sum, and the last step reads l from the
+// accumulator's last lane tile.
+// RUN: flywheel-opt %t.default.mlir --flywheel-tile=remarks=true -o %t.mxu.mlir 2>&1 | FileCheck %s --check-prefix=TILE-REMARK
+// TILE-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, standard orientation, row sum on the MXU)
+// RUN: FileCheck %s --check-prefix=MXU < %t.mxu.mlir
+// RUN: FileCheck %s --check-prefix=NO-ROW-SUM < %t.mxu.mlir
+// NO-ROW-SUM-NOT: #vector.kind<add>
+// MXU: %[[ONE:.*]] = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<bf16>}>
+// MXU: "stablehlo.pad"(%{{.*}}, %[[ONE]]) <{edge_padding_high = array<i64: 0, 0, 0, 128>, {{.*}}}> : (tensor<1x2x256x128xbf16>, tensor<bf16>) -> tensor<1x2x256x256xbf16>
+// MXU: "flywheel.attention_kernel"
+// MXU: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}>
+// MXU: "flywheel.matmul"({{.*}}) {transpose_rhs = false} : (vector<256x256xbf16>, vector<256x256xbf16>, vector<256x256xf32>) -> vector<256x256xf32>
+// MXU: "vector.extract_strided_slice"(%{{.*}}) <{offsets = [0, 0], sizes = [256, 128], strides = [1, 1]}> : (vector<256x256xf32>) -> vector<256x128xf32>
+// MXU: "vector.extract_strided_slice"(%{{.*}}) <{offsets = [0, 128], sizes = [256, 128], strides = [1, 1]}> : (vector<256x256xf32>) -> vector<256x128xf32>
+// MXU: "arith.divf"
+
+// The transposed orientation: Sᵀ = K·Qᵀ ([keys, queries]), the softmax reduces over
+// dimension 0 into [1, rows] statistics, Oᵀ = Vᵀ·Pᵀ with V transposed outside the
+// kernel, O transposed once at the last step. It sums on the VPU.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed remarks=true},flywheel-tile)' -o %t.transposed.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED-REMARK
+// TRANSPOSED-REMARK: remark: layouts: transposed orientation, row sum on the VPU (the transposed kernel sums across sublanes)
+// RUN: FileCheck %s --check-prefix=TRANSPOSED < %t.transposed.mlir
+// TRANSPOSED: "stablehlo.transpose"(%{{.*}}) <{permutation = array<i64: 0, 2, 1>}> : (tensor<2x256x128xbf16>) -> tensor<2x128x256xbf16>
+// TRANSPOSED: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<256x128xbf16>, vector<256x128xbf16>, vector<256x256xf32>) -> vector<256x256xf32>
+// TRANSPOSED: "tpu.iota"() {dimensions = array<i32: 1>}
+// TRANSPOSED: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 0>}>
+// TRANSPOSED: "vector.broadcast"({{.*}}) : (vector<1x256xf32>) -> vector<256x256xf32>
+// TRANSPOSED: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<add>, reduction_dims = array<i64: 0>}>
+// TRANSPOSED: "flywheel.matmul"({{.*}}) {transpose_rhs = false} : (vector<128x256xbf16>, vector<256x256xbf16>, vector<128x256xf32>) -> vector<128x256xf32>
+// TRANSPOSED: "vector.transpose"({{.*}}) <{permutation = array<i64: 1, 0>}> : (vector<128x256xf32>) -> vector<256x128xf32>
+// Vᵀ's window is [Dv, keys], its key block index last.
+// TRANSPOSED: window_bounds = array<i64: 1, 1, 128, 256>
+// TRANSPOSED: "func.func"() <{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = "v_t_blocks"}>
+
+// Both compile for every target.
+// RUN: flywheel-opt %t.mxu.mlir --flywheel-lower-to-mosaic -o %t.mxu.lowered.mlir
+// RUN: flywheel-opt %t.transposed.mlir --flywheel-lower-to-mosaic -o %t.transposed.lowered.mlir
+// RUN: flywheel compile --target v5e %t.mxu.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.mxu.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.transposed.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// COMPILE: compiled {{.*}} for
+
+// Near misses. A mask or bias operand keeps the standard orientation (its tiles arrive
+// query-major). (This fixture's head dim, 64, also keeps the row sum on the VPU.)
+// RUN: flywheel-opt %S/fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-layout{orientation=transposed remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=MASK
+// MASK: remark: layouts: standard orientation, row sum on the VPU (a mask or bias operand keeps the standard orientation; value head dim 64 is not whole lane tiles)
+// A value head dim of 64 is not a whole lane tile: the sum stays on the VPU.
+// RUN: sed 's/x128xbf16/x64xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=D64
+// D64: remark: layouts: standard orientation, row sum on the VPU (value head dim 64 is not whole lane tiles)
+// Key blocks narrower than a lane tile: flywheel-tile sums on the VPU despite the request.
+// RUN: flywheel-opt %t.default.mlir --flywheel-tile='causal-block-kv=64 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NARROW
+// NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x4, query group 1, blocks 256x64, standard orientation, row sum on the VPU)
+
+// Diagnostics: a layout attribute flywheel-tile does not understand, or a transposed
+// orientation with a mask, keeps the op for the reference lowering, with a remark.
+// RUN: sed 's/kv_heads = 2}/kv_heads = 2, flywheel.orientation = "diagonal"}/' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: remark: kept for the reference lowering: flywheel.orientation is "diagonal", not "standard" or "transposed"
+// UNKNOWN: "flywheel.attention"
+// RUN: flywheel-opt %S/fixtures/attention_dpa_mask_bf16.mlir --flywheel-raise-attention | sed 's/causal = false,/causal = false, flywheel.orientation = "transposed",/' | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=TRANSPOSED-MASK
+// TRANSPOSED-MASK: remark: kept for the reference lowering: the transposed orientation takes no mask or bias operand
+// An option value the pass does not know is an error.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout=orientation=diagonal 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: invalid value 'diagonal' for option 'orientation' (standard|transposed)
