@@ -13,7 +13,7 @@
 // [rows, Dv + 128], no per-step row sum, and the last step reads l from the
 // accumulator's last lane tile.
 // RUN: flywheel-opt %t.default.mlir --flywheel-tile=remarks=true -o %t.mxu.mlir 2>&1 | FileCheck %s --check-prefix=TILE-REMARK
-// TILE-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, standard orientation, row sum on the MXU)
+// TILE-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, standard orientation, row sum on the MXU, 1 key sub-block(s))
 // RUN: FileCheck %s --check-prefix=MXU < %t.mxu.mlir
 // RUN: FileCheck %s --check-prefix=NO-ROW-SUM < %t.mxu.mlir
 // NO-ROW-SUM-NOT: #vector.kind<add>
@@ -61,7 +61,7 @@
 // D64: remark: layouts: standard orientation, row sum on the VPU (value head dim 64 is not whole lane tiles)
 // Key blocks narrower than a lane tile: flywheel-tile sums on the VPU despite the request.
 // RUN: flywheel-opt %t.default.mlir --flywheel-tile='causal-block-kv=64 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NARROW
-// NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x4, query group 1, blocks 256x64, standard orientation, row sum on the VPU)
+// NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x4, query group 1, blocks 256x64, standard orientation, row sum on the VPU, 1 key sub-block(s))
 
 // Diagnostics: a layout attribute flywheel-tile does not understand, or a transposed
 // orientation with a mask, keeps the op for the reference lowering, with a remark.

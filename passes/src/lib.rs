@@ -18,6 +18,7 @@ pub mod raise_attention;
 pub mod raise_gated_delta;
 pub mod pipeline;
 pub mod registry;
+pub mod software_pipeline;
 pub mod tile;
 pub mod tile_ir;
 pub mod tpu_pipeline;

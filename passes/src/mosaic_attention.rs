@@ -50,6 +50,9 @@ pub struct KernelPlan {
     /// (free where Dv leaves the MXU half empty). Standard orientation, Dv a multiple of
     /// 128, key blocks of whole lane tiles.
     pub row_sum_on_mxu: bool,
+    /// Sub-blocks per key block, software-pipelined (1: none). Divides `block_kv` into
+    /// whole lane tiles.
+    pub key_splits: i64,
 }
 
 /// A [B|1, N|1, Tq, Tk] operand: whether it is shared across the batch or the heads,
@@ -248,14 +251,26 @@ impl Writer {
 
     /// Loads a whole window or scratch buffer as a vector of `shape`.
     fn load(&mut self, reference: &str, memref_shape: &[i64], element: &str, shape: &[i64], zero: &str) -> String {
+        let origin = vec![zero.to_owned(); memref_shape.len()];
+        self.load_at(reference, memref_shape, element, memref_shape, origin, shape)
+    }
+
+    /// Loads the `block` of a window at the static `origin` as a vector of `shape`.
+    fn load_block(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: &[i64], shape: &[i64]) -> String {
+        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
+        self.load_at(reference, memref_shape, element, block, origin, shape)
+    }
+
+    /// `vector.load` of `block` at the index values `origin`, reshaped to `shape`.
+    fn load_at(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: Vec<String>, shape: &[i64]) -> String {
         let mut operands = vec![(reference.to_owned(), memref(memref_shape, element))];
-        operands.extend(memref_shape.iter().map(|_| (zero.to_owned(), "index".to_owned())));
+        operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-        let loaded = self.op("vector.load", &operands, "", &vector(memref_shape, element));
-        if memref_shape == shape {
+        let loaded = self.op("vector.load", &operands, "", &vector(block, element));
+        if block == shape {
             loaded
         } else {
-            self.op("vector.shape_cast", &[(&loaded, &vector(memref_shape, element))], "", &vector(shape, element))
+            self.op("vector.shape_cast", &[(&loaded, &vector(block, element))], "", &vector(shape, element))
         }
     }
 
@@ -435,18 +450,20 @@ fn extra_window(extra: &Extra, group: i64, block_q: i64, block_kv: i64) -> [i64;
     [1, 1, if extra.one_head { block_q } else { group * block_q }, block_kv]
 }
 
-/// Loads a [B|1, N|1, Tq, Tk] operand's block as the step's stacked rows; a head-shared
-/// block has each query row repeated for the group's heads.
+/// Loads columns `(first, width)` of a [B|1, N|1, Tq, Tk] operand's block as the step's
+/// stacked rows; a head-shared block has each query row repeated for the group's heads.
 #[allow(clippy::too_many_arguments)]
-fn load_extra(w: &mut Writer, reference: &str, extra: &Extra, element: &str, group: i64, block_q: i64, block_kv: i64, zero: &str) -> String {
-    let shape = extra_window(extra, group, block_q, block_kv);
-    let stacked = [group * block_q, block_kv];
+fn load_extra(w: &mut Writer, reference: &str, extra: &Extra, element: &str, group: i64, block_q: i64, block_kv: i64, (first, width): (i64, i64)) -> String {
+    let window = extra_window(extra, group, block_q, block_kv);
+    let block = [1, 1, window[2], width];
+    let origin = [0, 0, 0, first];
+    let stacked = [group * block_q, width];
     if extra.one_head && group > 1 {
-        let block = w.load(reference, &shape, element, &[block_q, 1, block_kv], zero);
-        let repeated = w.op("vector.broadcast", &[(&block, &vector(&[block_q, 1, block_kv], element))], "", &vector(&[block_q, group, block_kv], element));
-        w.op("vector.shape_cast", &[(&repeated, &vector(&[block_q, group, block_kv], element))], "", &vector(&stacked, element))
+        let rows = w.load_block(reference, &window, element, &block, &origin, &[block_q, 1, width]);
+        let repeated = w.op("vector.broadcast", &[(&rows, &vector(&[block_q, 1, width], element))], "", &vector(&[block_q, group, width], element));
+        w.op("vector.shape_cast", &[(&repeated, &vector(&[block_q, group, width], element))], "", &vector(&stacked, element))
     } else {
-        w.load(reference, &shape, element, &stacked, zero)
+        w.load_block(reference, &window, element, &block, &origin, &stacked)
     }
 }
 
@@ -474,8 +491,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     assert!(!on_mxu || (!transposed && lanes == LANES && dv % LANES == 0), "the MXU sums rows only of a standard kernel with whole lane tiles");
     // With the row sum on the MXU, the accumulator's last 128 columns hold l.
     let width = if on_mxu { dv + LANES } else { dv };
-    let (scores, accumulator, v_tile) =
-        if transposed { ([bk, stacked], [dv, stacked], [dv, bk]) } else { ([stacked, bk], [stacked, width], [bk, width]) };
+    let (accumulator, v_tile) = if transposed { ([dv, stacked], [dv, bk]) } else { ([stacked, width], [bk, width]) };
     let v_window = [1, 1, v_tile[0], v_tile[1]];
     let mut w = Writer { text: String::new(), next: 0, depth: 2 };
     let zero = w.constant("0", "index");
@@ -499,11 +515,20 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
 
     let band = band_tests(&mut w, plan, kv_step);
     // One key block's work; `masked`: with the band's (and key padding's) mask.
-    let step = |w: &mut Writer, masked: bool| {
-        let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
-        let k = w.load("%k", &k_window, input, &[bk, d], &zero);
+    // The key block runs as `splits` sub-blocks of `sub` keys, each its own online-softmax
+    // update, in software-pipelined order: sub-block c + 1's scores are issued before
+    // sub-block c's softmax, so the MXU work of one can overlap the VPU/EUP work of the
+    // other.
+    let splits = plan.key_splits;
+    let sub = bk / splits;
+    let sub_scores = if transposed { [sub, stacked] } else { [stacked, sub] };
+    let sub_v = if transposed { [dv, sub] } else { [sub, v_tile[1]] };
+    // Sub-block `c`'s scores: scale · Q K_cᵀ, soft-capped, biased and masked.
+    let scores = |w: &mut Writer, q: &str, c: i64, masked: bool| -> String {
+        let scores = sub_scores;
+        let k = w.load_block("%k", &k_window, input, &[1, 1, sub, d], &[0, 0, c * sub, 0], &[sub, d]);
         let zeros = w.splat(0.0, &scores);
-        let (q, k) = ((q.as_str(), vector(&[stacked, d], input)), (k.as_str(), vector(&[bk, d], input)));
+        let (q, k) = ((q, vector(&[stacked, d], input)), (k.as_str(), vector(&[sub, d], input)));
         let (lhs, rhs) = if transposed { (k, q) } else { (q, k) };
         let s = w.op("flywheel.matmul", &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&scores))], "{transpose_rhs = true}", &f32s(&scores));
         let scale = w.splat(plan.scale, &scores);
@@ -515,7 +540,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             s = w.binary("arith.mulf", &tanh, &cap, &f32s(&scores));
         }
         if let Some(bias) = &plan.bias {
-            let loaded = load_extra(w, "%bias", bias, &bias.element, group, bq, bk, &zero);
+            let loaded = load_extra(w, "%bias", bias, &bias.element, group, bq, bk, (c * sub, sub));
             let loaded = if bias.element == "f32" {
                 loaded
             } else {
@@ -525,88 +550,111 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         }
         if let Some(mask) = &plan.mask {
             let ints = vector(&scores, "i32");
-            let loaded = load_extra(w, "%mask", mask, "i32", group, bq, bk, &zero);
+            let loaded = load_extra(w, "%mask", mask, "i32", group, bq, bk, (c * sub, sub));
             let zeros = w.constant("dense<0>", &ints);
             let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, "i1"));
             let masked = w.splat(MASKED, &scores);
             s = w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores));
         }
         if let (true, Some(bounds)) = (masked, band.as_ref()) {
-            s = {
-                {
-                    let ints = vector(&scores, "i32");
-                    let bools = vector(&scores, "i1");
-                    // Row t * group + g is query t of the block.
-                    let (query_axis, key_axis) = if transposed { (1, 0) } else { (0, 1) };
-                    let row = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {query_axis}>}}"), &ints);
-                    let row = if group > 1 {
-                        let heads = w.constant(&format!("dense<{group}>"), &ints);
-                        w.binary("arith.divsi", &row, &heads, &ints)
-                    } else {
-                        row
-                    };
-                    let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, "i32")], "", &ints);
-                    let row = w.binary("arith.addi", &row, &row_offset, &ints);
-                    let column = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {key_axis}>}}"), &ints);
-                    let column_offset = w.op("vector.broadcast", &[(&bounds.first_key, "i32")], "", &ints);
-                    let column = w.binary("arith.addi", &column, &column_offset, &ints);
-                    let mut conditions = Vec::new();
-                    if let Some(right) = bounds.right {
-                        // j <= i + right
-                        let offset = w.constant(&format!("dense<{right}>"), &ints);
-                        let limit = w.binary("arith.addi", &row, &offset, &ints);
-                        conditions.push(w.cmpi(3, &column, &limit, &ints, &bools));
-                    }
-                    if let Some(left) = bounds.left {
-                        // j >= i - left
-                        let offset = w.constant(&format!("dense<{left}>"), &ints);
-                        let limit = w.binary("arith.subi", &row, &offset, &ints);
-                        conditions.push(w.cmpi(5, &column, &limit, &ints, &bools));
-                    }
-                    let select = |w: &mut Writer, keep: &str, s: &str, value: f64| {
-                        let replacement = w.splat(value, &scores);
-                        w.op("arith.select", &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))], "", &f32s(&scores))
-                    };
-                    let mut s = s.clone();
-                    if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
-                        s = select(w, &allowed, &s, MASKED);
-                    }
-                    if let Some(last_real_key) = bounds.last_real_key {
-                        let limit = w.constant(&format!("dense<{last_real_key}>"), &ints);
-                        let real = w.cmpi(3, &column, &limit, &ints, &bools);
-                        s = select(w, &real, &s, PADDING);
-                    }
-                    s
-                }
+            let ints = vector(&scores, "i32");
+            let bools = vector(&scores, "i1");
+            // Row t * group + g is query t of the block.
+            let (query_axis, key_axis) = if transposed { (1, 0) } else { (0, 1) };
+            let row = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {query_axis}>}}"), &ints);
+            let row = if group > 1 {
+                let heads = w.constant(&format!("dense<{group}>"), &ints);
+                w.binary("arith.divsi", &row, &heads, &ints)
+            } else {
+                row
             };
+            let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, "i32")], "", &ints);
+            let row = w.binary("arith.addi", &row, &row_offset, &ints);
+            let column = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {key_axis}>}}"), &ints);
+            let first_key = if c == 0 {
+                bounds.first_key.clone()
+            } else {
+                let offset = w.i32(c * sub);
+                w.binary("arith.addi", &bounds.first_key, &offset, "i32")
+            };
+            let column_offset = w.op("vector.broadcast", &[(&first_key, "i32")], "", &ints);
+            let column = w.binary("arith.addi", &column, &column_offset, &ints);
+            let mut conditions = Vec::new();
+            if let Some(right) = bounds.right {
+                // j <= i + right
+                let offset = w.constant(&format!("dense<{right}>"), &ints);
+                let limit = w.binary("arith.addi", &row, &offset, &ints);
+                conditions.push(w.cmpi(3, &column, &limit, &ints, &bools));
+            }
+            if let Some(left) = bounds.left {
+                // j >= i - left
+                let offset = w.constant(&format!("dense<{left}>"), &ints);
+                let limit = w.binary("arith.subi", &row, &offset, &ints);
+                conditions.push(w.cmpi(5, &column, &limit, &ints, &bools));
+            }
+            let select = |w: &mut Writer, keep: &str, s: &str, value: f64| {
+                let replacement = w.splat(value, &scores);
+                w.op("arith.select", &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))], "", &f32s(&scores))
+            };
+            if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
+                s = select(w, &allowed, &s, MASKED);
+            }
+            if let Some(last_real_key) = bounds.last_real_key {
+                let limit = w.constant(&format!("dense<{last_real_key}>"), &ints);
+                let real = w.cmpi(3, &column, &limit, &ints, &bools);
+                s = select(w, &real, &s, PADDING);
+            }
         }
-        let m = w.load("%m", &rows, "f32", &rows, &zero);
-        let row_max = statistics.reduce(w, "maximumf", &s, &scores, f64::NEG_INFINITY);
+        s
+    };
+    // The online-softmax update of (m, l, acc) by sub-block `c`'s scores `s`.
+    let update = |w: &mut Writer, s: &str, c: i64, (m, l, acc): (String, Option<String>, String)| {
+        let scores = sub_scores;
+        let row_max = statistics.reduce(w, "maximumf", s, &scores, f64::NEG_INFINITY);
         let m_new = w.binary("arith.maximumf", &m, &row_max, &f32s(&rows));
-        let m_wide = statistics.widen(w, &m_new, bk);
-        let shifted = w.binary("arith.subf", &s, &m_wide, &f32s(&scores));
+        let m_wide = statistics.widen(w, &m_new, sub);
+        let shifted = w.binary("arith.subf", s, &m_wide, &f32s(&scores));
         let p = w.op("math.exp", &[(&shifted, &f32s(&scores))], FAST, &f32s(&scores));
         let drop = w.binary("arith.subf", &m, &m_new, &f32s(&rows));
         let alpha = w.op("math.exp", &[(&drop, &f32s(&rows))], FAST, &f32s(&rows));
-        if !on_mxu {
-            let l = w.load("%l", &rows, "f32", &rows, &zero);
+        let l = l.map(|l| {
             let l = w.binary("arith.mulf", &alpha, &l, &f32s(&rows));
             let row_sum = statistics.reduce(w, "add", &p, &scores, 0.0);
-            let l = w.binary("arith.addf", &l, &row_sum, &f32s(&rows));
-            w.store(&l, &rows, "%l", &rows, "f32", &zero);
-        }
-        let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+            w.binary("arith.addf", &l, &row_sum, &f32s(&rows))
+        });
         let alpha_wide = statistics.widen(w, &alpha, width);
         let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
         let p = if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
-        let v = w.load("%v", &v_window, input, &v_tile, &zero);
+        let origin = if transposed { [0, 0, 0, c * sub] } else { [0, 0, c * sub, 0] };
+        let v = w.load_block("%v", &v_window, input, &[1, 1, sub_v[0], sub_v[1]], &origin, &sub_v);
         let zeros = w.splat(0.0, &accumulator);
-        let (p, v) = ((p.as_str(), vector(&scores, input)), (v.as_str(), vector(&v_tile, input)));
+        let (p, v) = ((p.as_str(), vector(&scores, input)), (v.as_str(), vector(&sub_v, input)));
         let (lhs, rhs) = if transposed { (v, p) } else { (p, v) };
         let pv = w.op("flywheel.matmul", &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&accumulator))], "{transpose_rhs = false}", &f32s(&accumulator));
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
+        (m_new, l, acc)
+    };
+    // One key block's work; `masked`: with the band's (and key padding's) mask.
+    let step = |w: &mut Writer, masked: bool| {
+        let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
+        let m = w.load("%m", &rows, "f32", &rows, &zero);
+        let l = (!on_mxu).then(|| w.load("%l", &rows, "f32", &rows, &zero));
+        let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+        let mut state = (m, l, acc);
+        let mut next = scores(w, &q, 0, masked);
+        for c in 0..splits {
+            let current = next.clone();
+            if c + 1 < splits {
+                next = scores(w, &q, c + 1, masked);
+            }
+            state = update(w, &current, c, state);
+        }
+        let (m, l, acc) = state;
+        if let Some(l) = l {
+            w.store(&l, &rows, "%l", &rows, "f32", &zero);
+        }
         w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
-        w.store(&m_new, &rows, "%m", &rows, "f32", &zero);
+        w.store(&m, &rows, "%m", &rows, "f32", &zero);
     };
     // Only key blocks the band's edges (or the end of the keys) cross need the mask: one
     // step body with it and one without, so no score tile flows out of a branch.

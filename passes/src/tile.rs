@@ -10,6 +10,7 @@ use crate::{
     atoms::{Atoms, Axis},
     hlo::{materialize, HloBuilder},
     layout::recorded,
+    software_pipeline,
     tile_ir::attention_ops,
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
@@ -96,7 +97,7 @@ pub fn tile(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
                     let [b, h, qb, kb] = plan.grid();
                     let orientation = if plan.transposed { "transposed" } else { "standard" };
                     let row_sum = if plan.row_sum_on_mxu { "MXU" } else { "VPU" };
-                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{}, {orientation} orientation, row sum on the {row_sum})", plan.group(), plan.block_q, plan.block_kv));
+                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{qb}x{kb}, query group {}, blocks {}x{}, {orientation} orientation, row sum on the {row_sum}, {} key sub-block(s))", plan.group(), plan.block_q, plan.block_kv, plan.key_splits));
                 }
                 unsafe { mlir_sys::mlirOperationDestroy(raw) };
             }
@@ -131,6 +132,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     };
     let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
     let (transposed, row_sum_on_mxu) = recorded(attention.operation())?;
+    let recorded_splits = software_pipeline::recorded(attention.operation())?;
     if transposed && (mask.is_some() || bias.is_some()) {
         return Err("the transposed orientation takes no mask or bias operand".into());
     }
@@ -184,6 +186,8 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         transposed,
         // The ones beside V make whole lane tiles only with whole-tile blocks and values.
         row_sum_on_mxu: row_sum_on_mxu && !transposed && block_kv % 128 == 0 && at(&v, Role::HeadDim) % 128 == 0,
+        // The most sub-blocks, up to the recorded count, that are whole lane tiles.
+        key_splits: (1..=recorded_splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
     };

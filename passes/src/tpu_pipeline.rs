@@ -1,7 +1,8 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
-//! verify, choose kernel layouts (`flywheel-layout`), tile each attention the kernel
-//! serves (block sizes per target), rewrite its softmax (`flywheel-exp-softmax`), serialize the kernel for Mosaic, and lower what is
-//! left to plain StableHLO.
+//! verify, choose kernel layouts (`flywheel-layout`) and the key loop's software
+//! pipeline (`flywheel-pipeline`), tile each attention the kernel serves (block sizes
+//! per target), rewrite its softmax (`flywheel-exp-softmax`), serialize the kernel for
+//! Mosaic, and lower what is left to plain StableHLO.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -38,7 +39,7 @@ fn expand(options: &PassOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(options.choice("target"));
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
-         flywheel-layout{{remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
+         flywheel-layout{{remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},flywheel-lower-to-mosaic,\
          flywheel-lower-to-stablehlo"
     )

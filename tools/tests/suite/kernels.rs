@@ -42,6 +42,9 @@ const CONFIGS: &[Config] = &[
     // Key blocks of two lane tiles: lane-replicated statistics widened by tiling.
     Config { name: "wide_blocks_bf16_d128", batch: 1, q_heads: 2, kv_heads: 1, length: 512, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
     Config { name: "wide_causal_blocks_f32_d256", batch: 1, q_heads: 2, kv_heads: 2, length: 512, head_dim: 256, element: "f32", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
+    // Two lane tiles per key block: pipelined as two sub-blocks, masks at their offsets.
+    Config { name: "wide_mask_and_bias_bf16", batch: 1, q_heads: 2, kv_heads: 1, length: 512, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0, key_blocks: (256, 256) },
+    Config { name: "wide_padded_window_gqa_bf16", batch: 1, q_heads: 4, kv_heads: 2, length: 456, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
     Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
     Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 30.0, key_blocks: NARROW },
     Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
@@ -65,8 +68,9 @@ const TRANSFORMS: &[(&str, &str, &str)] = &[
     ("exp_softmax_fold_always", "", "flywheel-exp-softmax{fold-scale=always},"),
     ("layout_row_sum_mxu", "flywheel-layout,", ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", ""),
-    ("all", "flywheel-layout,", "flywheel-exp-softmax,"),
-    ("all_transposed", "flywheel-layout{orientation=transposed},", "flywheel-exp-softmax{fold-scale=always},"),
+    ("pipeline", "flywheel-pipeline,", ""),
+    ("all", "flywheel-layout,flywheel-pipeline,", "flywheel-exp-softmax,"),
+    ("all_transposed", "flywheel-layout{orientation=transposed},flywheel-pipeline,", "flywheel-exp-softmax{fold-scale=always},"),
 ];
 
 pub fn trials() -> Vec<Trial> {
