@@ -5,6 +5,7 @@
 //! manager) and a `PassInfo` that the registry lists.
 
 pub mod atoms;
+pub mod block_search;
 pub mod exp_softmax;
 pub mod gdn_chunked;
 pub mod hlo;

@@ -8,6 +8,7 @@
 
 use crate::{
     atoms::{Atoms, Axis},
+    block_search,
     hlo::{materialize, HloBuilder},
     layout::recorded,
     software_pipeline,
@@ -41,8 +42,15 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
     OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step for causal attention" },
     OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
+    OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
+    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation auto-blocks compiles for" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
+
+/// The (query, key) blocks auto-blocks tries, plain and causal; each is capped like a
+/// given block size (sequence lengths, VMEM budget) and duplicates are tried once.
+const PLAIN_CANDIDATES: &[(i64, i64)] = &[(512, 1024), (512, 2048), (1024, 1024), (1024, 2048), (2048, 1024)];
+const CAUSAL_CANDIDATES: &[(i64, i64)] = &[(512, 512), (512, 1024), (1024, 512), (1024, 1024), (2048, 512)];
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-tile",
@@ -70,8 +78,9 @@ fn create(options: &PassOptions) -> Pass {
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
     };
     let remarks = options.bool("remarks");
+    let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
     create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || tile(op, blocks, remarks)),
+        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || tile(op, blocks, search.as_deref(), remarks)),
         TypeId::create(&PASS_ID),
         "FlyWheelTile",
         PASS.name,
@@ -81,12 +90,30 @@ fn create(options: &PassOptions) -> Pass {
     )
 }
 
-/// Tiles every attention under `root` the kernel serves; false on an internal error.
-pub fn tile(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
+/// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
+/// fastest candidate blocks on a target when `search` names one; false on an error.
+pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: bool) -> bool {
     for raw in attention_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
+        let blocks = match search {
+            None => blocks,
+            Some(target) => match search_blocks(attention, target) {
+                Ok((chosen, note)) => {
+                    if remarks {
+                        emit_remark(op.location(), &note);
+                    }
+                    chosen
+                }
+                // Nothing to search: the op is kept below with the plan's own reason.
+                Err(None) => blocks,
+                Err(Some(message)) => {
+                    emit_error(op.location(), &format!("'flywheel.attention' op: auto block search failed: {message}"));
+                    return false;
+                }
+            },
+        };
         match plan(attention, blocks) {
             Ok(plan) => {
                 if let Err(message) = emit_kernel(attention, &plan) {
@@ -109,6 +136,38 @@ pub fn tile(root: OperationRef, blocks: Blocks, remarks: bool) -> bool {
         }
     }
     true
+}
+
+/// The fastest of the candidate blocks for `attention` on `target`, with a remark
+/// listing what each candidate cost; Err(None) when the kernel serves no candidate.
+fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String), Option<String>> {
+    let causal = attention.causal().map_err(|e| Some(e.to_string()))?;
+    let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
+    // Candidates that give distinct plans after capping.
+    let mut candidates: Vec<(i64, i64)> = Vec::new();
+    for &(q, k) in given {
+        if let Ok(plan) = plan(attention, Blocks { plain: (q, k), causal: (q, k) }) {
+            if !candidates.contains(&(plan.block_q, plan.block_kv)) {
+                candidates.push((plan.block_q, plan.block_kv));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return Err(None);
+    }
+    let pipeline = |(q, k): (i64, i64)| {
+        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k}}},flywheel-exp-softmax,flywheel-lower-to-mosaic)")
+    };
+    let choice = block_search::search(attention, target, &candidates, pipeline).map_err(Some)?;
+    let (q, k) = choice.blocks;
+    let costs: Vec<String> = choice
+        .measured
+        .iter()
+        .map(|((q, k), cycles)| format!("{q}x{k}: {}", cycles.map_or("failed".to_owned(), |c| c.to_string())))
+        .collect();
+    let source = if choice.cached { "cached search" } else { "search" };
+    let note = format!("blocks {q}x{k} chosen by {source} on {target} (static cycles {})", costs.join(", "));
+    Ok((Blocks { plain: (q, k), causal: (q, k) }, note))
 }
 
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {

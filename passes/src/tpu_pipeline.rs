@@ -11,6 +11,7 @@ use crate::{
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation" },
+    OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates for the target (flywheel-tile auto-blocks; cached)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what each pass did and did not do" },
 ];
 
@@ -21,12 +22,13 @@ pub const PIPELINE: PipelineInfo = PipelineInfo {
     expand,
 };
 
-/// Query and key block sizes per target, plain and causal: the fastest the kernel gave
-/// (libtpu 0.0.50.1 static cycles, MHA 8 heads x 2048 tokens x 128, bf16, with
-/// flywheel-exp-softmax). Plain, on v6e: 148K cycles at 256x2048, 133K at 512x2048,
-/// 161K at 1024x1024, 118K at 1024x2048 (tpu7x 115K), 117K at 2048x2048. Causal, on
-/// v6e: 202K at 512x512, 195K at 512x1024, 200K at 1024x512, 172K at 1024x1024 (tpu7x
-/// 164K). `flywheel-tile` caps them at the sequence lengths and at its VMEM budget.
+/// Query and key block sizes per target, plain and causal, when `auto-blocks` is off: the
+/// fastest the kernel gave in an auto-blocks search (libtpu 0.0.50.1 static cycles, MHA 8
+/// heads x 2048 tokens x 128, bf16, flywheel-tpu's transforms). Plain, on v6e: 105K at
+/// 512x1024, 91K at 512x2048, 94K at 1024x1024, 88K at 1024x2048, 88K at 2048x1024.
+/// Causal, on v6e: 107K at 512x512, 89K at 512x1024, 102K at 1024x512, 80K at 1024x1024,
+/// 123K at 2048x512. `flywheel-tile` caps them at the sequence lengths and at its VMEM
+/// budget.
 fn blocks(target: &str) -> ((i64, i64), (i64, i64)) {
     match target {
         "v5e" | "v6e" | "tpu7x" => ((1024, 2048), (1024, 1024)),
@@ -36,11 +38,12 @@ fn blocks(target: &str) -> ((i64, i64), (i64, i64)) {
 
 fn expand(options: &PassOptions) -> String {
     let remarks = options.bool("remarks");
-    let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(options.choice("target"));
+    let (target, auto_blocks) = (options.choice("target"), options.bool("auto-blocks"));
+    let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-layout{{remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},flywheel-lower-to-mosaic,\
+         causal-block-kv={causal_kv} auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},flywheel-lower-to-mosaic,\
          flywheel-lower-to-stablehlo"
     )
 }
@@ -53,7 +56,7 @@ mod tests {
     fn expands_with_target_blocks_and_rejects_unknown_targets() {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
-        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }

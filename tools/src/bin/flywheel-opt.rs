@@ -112,7 +112,38 @@ fn split_arguments(arguments: Vec<String>) -> (Vec<String>, Vec<pipeline::Elemen
     (driver, pass_flags)
 }
 
+/// Static cycles of an attention candidate for `flywheel-tile{auto-blocks=true}`: this
+/// binary runs `pipeline` on `program`, then the sibling `flywheel profile` compiles the
+/// result with libtpu. Both are child processes, so a libtpu abort costs one candidate.
+fn profile_candidate(program: &str, pipeline: &str, target: &str) -> Result<i64, String> {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let directory = std::env::temp_dir().join(format!("flywheel-blocks-{}-{call}", std::process::id()));
+    std::fs::create_dir_all(&directory).map_err(|e| e.to_string())?;
+    let (source, lowered) = (directory.join("candidate.mlir"), directory.join("lowered.mlir"));
+    let result = (|| {
+        std::fs::write(&source, program).map_err(|e| e.to_string())?;
+        let this = std::env::current_exe().map_err(|e| e.to_string())?;
+        let output = std::process::Command::new(&this).arg(&source).arg(format!("--pass-pipeline={pipeline}")).arg("-o").arg(&lowered).output().map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+        }
+        let flywheel = this.with_file_name("flywheel");
+        let output = std::process::Command::new(&flywheel)
+            .args(["profile", "--target", target, "--json"])
+            .arg(&lowered)
+            .output()
+            .map_err(|e| format!("{}: {e}", flywheel.display()))?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        let total = text.split("\"total_cycles\":").nth(1).and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse().ok());
+        total.filter(|_| output.status.success()).ok_or_else(|| String::from_utf8_lossy(&output.stderr).into_owned())
+    })();
+    let _ = std::fs::remove_dir_all(&directory);
+    result
+}
+
 fn run() -> Result<(), Failure> {
+    flywheel_passes::block_search::set_profiler(profile_candidate);
     let (driver_arguments, pass_flags) = split_arguments(std::env::args().collect());
     let cli = match Cli::try_parse_from(driver_arguments) {
         Ok(cli) => cli,
