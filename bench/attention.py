@@ -1,21 +1,25 @@
 """Attention anchor benchmark: libtpu static cycles for FlyWheel's kernel and the
 anchors at the benchmark shapes, on v6e and tpu7x (deviceless compiles).
 
-    .venv/bin/python bench/attention.py [--shapes quick|all] [--targets v6e,tpu7x]
+    .venv/bin/python bench/attention.py [--shapes quick|all] [--targets v6e,tpu7x] [--ablation quick|ablation|all]
 
 Prints a table (kernel, shape, static cycles, efficiency against the target's MXU peak,
 FlyWheel's speed-up over each anchor), writes bench/results.json and draws
 bench/attention.png (static cycles per kernel, shape and target). Every compile is
 cached in bench/.cache by the hash of its program and target, so reruns are fast.
 
-Anchors measured today: XLA's plain jnp attention, jax's Pallas flash attention (default
+Anchors measured today: XLA's plain jnp attention (up to 1 GiB of f32 scores: profiling
+larger ones needs more than this machine's 24 GiB), jax's Pallas flash attention (default
 block sizes; it reads nothing from SMEM, so its static estimate is valid), jax's Splash
 attention in a static variant (below) at its default blocks (128) and tuned square
-blocks (512, 1024 with 512-key compute steps; the best is reported), and a large bf16
-matmul as the sanity line; tokamax's Splash without causality (blocks 1024/1024/512,
-max_logit_const=30, base-e exp: libtpu 0.0.50.1's profiler aborts on its base-2 kernel,
-a bf16 multiply by log2(e)), whose dense grid reads nothing from SMEM. Not measured:
-tokamax causal (its sparse work list lives in SMEM) and RPA v3.
+blocks (512, 1024 with 512-key compute steps; the best is reported), tokamax's Splash
+(blocks 1024/1024/512, max_logit_const=30, base-e exp: libtpu 0.0.50.1's profiler aborts
+on its base-2 kernel, a bf16 multiply by log2(e)) — without causality its dense grid
+reads nothing from SMEM; with it, its SMEM work list is made static
+(bench/tokamax_static.py) — and a large bf16 matmul as the sanity line. FlyWheel runs
+`flywheel-tpu` with its block sizes searched per shape and target (`auto-blocks`);
+`--ablation` adds each FlyWheel transform alone and together (bench/ablation.json).
+Not measured: RPA v3 (see the README).
 
 Splash's static variant: Splash reads its block mask and next-block table from SMEM
 (scalar prefetch), which libtpu's simulator takes as 0 (every block skipped). The
@@ -45,9 +49,11 @@ CACHE = ROOT / "bench" / ".cache"
 FLYWHEEL = ROOT / "target" / "release" / "flywheel"
 FLYWHEEL_OPT = ROOT / "target" / "release" / "flywheel-opt"
 
-# bf16 flop per cycle of the MXUs (DESIGN.md: v6e from the compiler's own ISA). tpu7x's
-# has not been derived yet.
-PEAK = {"v6e": 524288, "tpu7x": None}
+# bf16 flop per cycle of the MXUs. v6e from the compiler's own ISA (DESIGN.md): two MXUs,
+# a vmatmul of 16 rows x 256 x 256 every 8 cycles each. tpu7x's bundle dump shows the same
+# two MXUs (mxu0, mxu1) and vmatmul shape, and libtpu estimates its 4096^3 bf16 matmul at
+# 8.57 cycles per vmatmul per MXU (v6e: 8.52): the same 524,288 per TensorCore.
+PEAK = {"v6e": 524288, "tpu7x": 524288}
 
 # (name, batch, q heads, kv heads, sequence, head dim, causal)
 SHAPES = {
@@ -55,6 +61,11 @@ SHAPES = {
         ("mha8_s2048", 1, 8, 8, 2048, 128, False),
         ("causal_mha8_s2048", 1, 8, 8, 2048, 128, True),
         ("mha8_s2048_d64", 1, 8, 8, 2048, 64, False),
+    ],
+    "ablation": [
+        ("mha8_s2048", 1, 8, 8, 2048, 128, False),
+        ("causal_mha8_s2048", 1, 8, 8, 2048, 128, True),
+        ("mha8_s8192", 1, 8, 8, 8192, 128, False),
     ],
     "all": [
         ("mha8_s2048", 1, 8, 8, 2048, 128, False),
@@ -68,8 +79,11 @@ SHAPES = {
 }
 
 
+# The largest f32 score tensor XLA's plain attention is profiled with (see main).
+XLA_SCORE_BYTES = 1 << 30
+
 # What each fixed kernel runs with.
-CONFIGS = {"pallas flash attention": "default blocks", "flywheel": "flywheel-tpu defaults",
+CONFIGS = {"pallas flash attention": "default blocks", "flywheel": "flywheel-tpu, auto blocks",
            "tokamax splash": "1024/1024/512, max logit 30"}
 
 # Splash block sizes (q = kv block, kv compute block): its default, then tuned candidates.
@@ -153,13 +167,14 @@ def splash_static(shape, block, compute):
 
 
 def tokamax_splash(shape, target):
-    """tokamax's Splash (MHA; GQA K/V repeated), full mask only; traced for `target`."""
+    """tokamax's Splash (MHA; GQA K/V repeated), full or causal (its SMEM work list made
+    static, bench/tokamax_static.py); traced for `target`."""
     import numpy as np
     from jax.experimental import topologies
     from tokamax._src.ops.experimental.tpu.splash_attention import splash_attention_kernel as tk
     from tokamax._src.ops.experimental.tpu.splash_attention import splash_attention_mask as tm
+    import tokamax_static
     _, b, hq, hkv, s, d, causal = shape
-    assert not causal
     # tokamax asks the mesh for the TPU generation.
     topology = topologies.get_topology_desc(platform="tpu", topology_name=TOPOLOGIES[target])
     mesh = jax.sharding.Mesh(np.array(topology.devices[:1]), ("x",))
@@ -167,8 +182,11 @@ def tokamax_splash(shape, target):
     config = tk.SplashConfig(block_q=block, block_kv=block, block_kv_compute=min(512, block), max_logit_const=30.0,
                              use_base2_exp=False)
     with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
-        kernel = tk.make_splash_mha(mask=tm.FullMask((s, s)), config=config, q_seq_shards=1)
-        assert all(value is None for value in kernel.fwd_mask_info), "tokamax reads a mask table from SMEM"
+        mask = tm.CausalMask((s, s)) if causal else tm.FullMask((s, s))
+        kernel = tk.make_splash_mha(mask=mask, config=config, q_seq_shards=1)
+        static = tokamax_static.static_causal(kernel, s // block) if causal else contextlib.nullcontext([hq])
+        if not causal:
+            assert all(value is None for value in kernel.fwd_mask_info), "tokamax reads a mask table from SMEM"
 
         def attention(q, k, v):
             groups = hq // hkv
@@ -177,14 +195,33 @@ def tokamax_splash(shape, target):
 
         q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
         kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
-        return stablehlo(attention, q, kv, kv)
+        with static as calls:
+            text = stablehlo(attention, q, kv, kv)
+        assert calls == [hq], f"tokamax's forward call was not intercepted: {calls}"
+        return text
 
 
 TOPOLOGIES = {"v6e": "v6e:1x1", "tpu7x": "tpu7x:1x1x1"}
 
 
-def flywheel_program(shape, target):
-    """flywheel.attention in BNTH, through flywheel-tpu."""
+# FlyWheel's transforms one at a time and together (flywheel-opt pass pipelines on a
+# flywheel.attention; blocks are flywheel-tile's defaults unless searched).
+LOWER = "flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
+ABLATION = [
+    ("baseline", "flywheel-tile," + LOWER),
+    ("+exp-softmax", "flywheel-tile,flywheel-exp-softmax," + LOWER),
+    ("+layout (row sum on MXU)", "flywheel-layout,flywheel-tile," + LOWER),
+    ("+layout transposed", "flywheel-layout{orientation=transposed},flywheel-tile," + LOWER),
+    ("+pipeline", "flywheel-pipeline,flywheel-tile," + LOWER),
+    ("all", "flywheel-layout,flywheel-pipeline,flywheel-tile,flywheel-exp-softmax," + LOWER),
+    ("all, fold-scale=always", "flywheel-layout,flywheel-pipeline,flywheel-tile,flywheel-exp-softmax{fold-scale=always}," + LOWER),
+    ("all + auto blocks", "flywheel-tpu{target=TARGET auto-blocks=true}"),
+]
+
+
+def flywheel_program(shape, target, pipeline=ABLATION[-1][1]):
+    """flywheel.attention in BNTH through a FlyWheel pass pipeline (by default the whole
+    chain with block sizes searched for `target`, the search cached in bench/.cache)."""
     _, b, hq, hkv, s, d, causal = shape
     q = f"tensor<{b}x{hq}x{s}x{d}xbf16>"
     kv = f"tensor<{b}x{hkv}x{s}x{d}xbf16>"
@@ -194,8 +231,11 @@ def flywheel_program(shape, target):
         f'scale = {d ** -0.5} : f32, causal = {str(causal).lower()}, layout = "BNTH", q_heads = {hq}, '
         f"kv_heads = {hkv}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n"
     )
-    result = subprocess.run([str(FLYWHEEL_OPT), "-", f"--flywheel-tpu=target={target}"], input=text,
-                            capture_output=True, text=True, check=True)
+    if "auto-blocks=true" in pipeline:
+        print(f"  flywheel block search for {shape[0]} on {target} (cached)...", file=sys.stderr, flush=True)
+    result = subprocess.run([str(FLYWHEEL_OPT), "-", f"--pass-pipeline=builtin.module({pipeline.replace('TARGET', target)})"],
+                            input=text, capture_output=True, text=True, check=True,
+                            env=dict(os.environ, FLYWHEEL_CACHE_DIR=str(CACHE)))
     return result.stdout
 
 
@@ -204,7 +244,10 @@ def cycles(program, target, label):
     key = hashlib.sha256((target + "\n" + program).encode()).hexdigest()[:24]
     cached = CACHE / f"{key}.json"
     if cached.exists():
-        return json.loads(cached.read_text())["total_cycles"]
+        record = json.loads(cached.read_text())
+        if record.get("error"):
+            print(f"  {label} on {target}: {record['error']} (cached)", file=sys.stderr)
+        return record["total_cycles"]
     CACHE.mkdir(parents=True, exist_ok=True)
     source = CACHE / f"{key}.mlir"
     source.write_text(program)
@@ -213,8 +256,12 @@ def cycles(program, target, label):
                             capture_output=True, text=True)
     source.unlink()
     if result.returncode != 0:
+        # Failures are cached too: XLA's attention at S=8192 needs more than this
+        # machine's 24 GiB to profile and is killed; retrying costs minutes each run.
         error = [line for line in result.stderr.splitlines() if "flywheel: error" in line]
-        print(f"  {label} on {target}: {error[-1] if error else 'failed'}", file=sys.stderr)
+        error = error[-1] if error else "failed"
+        print(f"  {label} on {target}: {error}", file=sys.stderr)
+        cached.write_text(json.dumps({"total_cycles": None, "error": error}))
         return None
     record = json.loads(result.stdout)
     cached.write_text(json.dumps(record))
@@ -254,6 +301,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", choices=sorted(SHAPES), default="quick")
     parser.add_argument("--targets", default="v6e,tpu7x")
+    parser.add_argument("--ablation", choices=sorted(SHAPES),
+                        help="Also compile each FlyWheel transform alone and together at these shapes (bench/ablation.json)")
     arguments = parser.parse_args()
     targets = arguments.targets.split(",")
     if not FLYWHEEL.exists():
@@ -272,16 +321,20 @@ def main():
         q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
         kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
         scale = d ** -0.5
-        programs = {
-            "xla jnp attention": stablehlo(functools.partial(xla_attention, causal=causal, scale=scale), q, kv, kv),
-            "pallas flash attention": stablehlo(functools.partial(pallas_flash, causal=causal, scale=scale), q, kv, kv),
-        }
+        programs = {"pallas flash attention": stablehlo(functools.partial(pallas_flash, causal=causal, scale=scale), q, kv, kv)}
+        # XLA materializes the f32 scores; profiling it at S=8192 (2 GiB of scores) took
+        # more than this machine's 24 GiB and was killed, so larger ones are not tried.
+        if b * hq * s * s * 4 <= XLA_SCORE_BYTES:
+            programs["xla jnp attention"] = stablehlo(functools.partial(xla_attention, causal=causal, scale=scale), q, kv, kv)
+        else:
+            for target in targets:
+                rows.append({"kernel": "xla jnp attention", "config": "not profiled (>24 GiB)", "shape": name,
+                             "target": target, "cycles": None, "flops": attention_flops(shape)})
         splash = {f"{block}/{compute}": splash_static(shape, block, compute)
                   for block, compute in SPLASH_BLOCKS if block <= s}
         for target in targets:
             programs_for_target = dict(programs, **{"flywheel": flywheel_program(shape, target)})
-            if not causal:
-                programs_for_target["tokamax splash"] = tokamax_splash(shape, target)
+            programs_for_target["tokamax splash"] = tokamax_splash(shape, target)
             for kernel, program in programs_for_target.items():
                 rows.append({"kernel": kernel, "config": CONFIGS.get(kernel, ""), "shape": name, "target": target,
                              "cycles": cycles(program, target, f"{kernel} {name}"),
@@ -312,8 +365,38 @@ def main():
         print(f"{row['kernel']:<24} {row['config']:<26} {row['shape']:<26} {row['target']:<6} {row['cycles'] or 'failed':>14} "
               f"{efficiency:>10} {(f'{speedup:.2f}x' if speedup else ''):>18}")
     (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    if arguments.ablation:
+        ablation(SHAPES[arguments.ablation], targets, rows)
     chart(rows, ROOT / "bench" / "attention.png")
-    print("efficiency = flops / (static cycles x MXU peak flop/cycle); tpu7x's peak is not derived yet.")
+    print("efficiency = flops / (static cycles x MXU peak flop/cycle, 524,288 on v6e and tpu7x)")
+
+
+def ablation(shapes, targets, rows):
+    """Each FlyWheel transform alone and together at `shapes`: static cycles, efficiency,
+    and speed-up over the baseline kernel and over the best anchor in `rows`."""
+    table = []
+    for shape in shapes:
+        for target in targets:
+            anchors = [r for r in rows if r["shape"] == shape[0] and r["target"] == target and r["cycles"]
+                       and r["kernel"] != "flywheel" and "sanity" not in r["kernel"]]
+            best = min(anchors, key=lambda r: r["cycles"], default=None)
+            baseline = None
+            for variant, pipeline in ABLATION:
+                total = cycles(flywheel_program(shape, target, pipeline), target, f"flywheel {variant} {shape[0]}")
+                baseline = baseline or total
+                peak = PEAK.get(target)
+                table.append({"variant": variant, "shape": shape[0], "target": target, "cycles": total,
+                              "efficiency": attention_flops(shape) / (total * peak) if total and peak else None,
+                              "vs_baseline": baseline / total if total and baseline else None,
+                              "best_anchor": best["kernel"] + (f" ({best['config']})" if best and best["config"] else "") if best else None,
+                              "vs_best_anchor": best["cycles"] / total if best and total else None})
+    print(f"\n{'transform':<26} {'shape':<26} {'target':<6} {'static cycles':>14} {'efficiency':>10} {'vs baseline':>12} {'vs best anchor':>15}  best anchor")
+    for row in table:
+        efficiency = f"{row['efficiency']:.1%}" if row["efficiency"] is not None else "n/a"
+        ratio = lambda value: f"{value:.2f}x" if value else ""
+        print(f"{row['variant']:<26} {row['shape']:<26} {row['target']:<6} {row['cycles'] or 'failed':>14} {efficiency:>10} "
+              f"{ratio(row['vs_baseline']):>12} {ratio(row['vs_best_anchor']):>15}  {row['best_anchor'] or ''}")
+    (ROOT / "bench" / "ablation.json").write_text(json.dumps(table, indent=1) + "\n")
 
 
 if __name__ == "__main__":
