@@ -316,12 +316,23 @@ def main():
         total = cycles(matmul, target, "matmul 8192^3")
         rows.append({"kernel": "xla matmul (sanity)", "config": "", "shape": "8192^3 bf16", "target": target,
                      "cycles": total, "flops": 2 * 8192 ** 3})
-    for shape in SHAPES[arguments.shapes]:
+    # Cheapest shapes first; results are written after each, so a long run that is cut
+    # short still leaves a table of what finished.
+    for shape in sorted(SHAPES[arguments.shapes], key=attention_flops):
         name, b, hq, hkv, s, d, causal = shape
         q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
         kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
         scale = d ** -0.5
-        programs = {"pallas flash attention": stablehlo(functools.partial(pallas_flash, causal=causal, scale=scale), q, kv, kv)}
+        programs = {}
+        # Kernels with 128-wide blocks simulate one grid step per 128 x 128 tile: past
+        # SMALL_BLOCK_STEPS steps a profile takes over ten minutes, so they are skipped.
+        small_block_steps = b * hq * (s // 128) ** 2 // (2 if causal else 1)
+        too_slow = {"kernel": None, "config": f"not compiled ({small_block_steps:,} grid steps)", "shape": name,
+                    "cycles": None, "flops": attention_flops(shape)}
+        if small_block_steps <= SMALL_BLOCK_STEPS:
+            programs["pallas flash attention"] = stablehlo(functools.partial(pallas_flash, causal=causal, scale=scale), q, kv, kv)
+        else:
+            rows.extend(dict(too_slow, kernel="pallas flash attention", target=target) for target in targets)
         # XLA materializes the f32 scores; profiling it at S=8192 (2 GiB of scores) took
         # more than this machine's 24 GiB and was killed, so larger ones are not tried.
         if b * hq * s * s * 4 <= XLA_SCORE_BYTES:
@@ -331,25 +342,47 @@ def main():
                 rows.append({"kernel": "xla jnp attention", "config": "not profiled (>24 GiB)", "shape": name,
                              "target": target, "cycles": None, "flops": attention_flops(shape)})
         splash = {f"{block}/{compute}": splash_static(shape, block, compute)
-                  for block, compute in SPLASH_BLOCKS if block <= s}
+                  for block, compute in SPLASH_BLOCKS
+                  if block <= s and (block > 128 or small_block_steps <= SMALL_BLOCK_STEPS)}
+        # The block search compiles five candidates: done up to SEARCH_FLOPS, else the
+        # flywheel-tpu default blocks.
+        searched = attention_flops(shape) <= SEARCH_FLOPS
         for target in targets:
-            programs_for_target = dict(programs, **{"flywheel": flywheel_program(shape, target)})
+            flywheel_config = CONFIGS["flywheel"] if searched else "flywheel-tpu, default blocks"
+            try:
+                flywheel = flywheel_program(shape, target, ABLATION[-1][1] if searched else DEFAULT_BLOCKS)
+            except subprocess.CalledProcessError:
+                # No candidate profiled (libtpu's profiler aborts on all of them).
+                flywheel_config = "flywheel-tpu, default blocks (no search candidate profiled)"
+                flywheel = flywheel_program(shape, target, DEFAULT_BLOCKS)
+            programs_for_target = dict(programs, **{"flywheel": flywheel})
             programs_for_target["tokamax splash"] = tokamax_splash(shape, target)
             for kernel, program in programs_for_target.items():
-                rows.append({"kernel": kernel, "config": CONFIGS.get(kernel, ""), "shape": name, "target": target,
+                config = flywheel_config if kernel == "flywheel" else CONFIGS.get(kernel, "")
+                rows.append({"kernel": kernel, "config": config, "shape": name, "target": target,
                              "cycles": cycles(program, target, f"{kernel} {name}"),
                              "flops": attention_flops(shape)})
             # Splash at its default blocks, and the best of the tuned ones.
             measured = {blocks: cycles(program, target, f"splash {blocks} {name}") for blocks, program in splash.items()}
             default = SPLASH_BLOCKS[0]
-            rows.append({"kernel": "jax splash static", "config": f"blocks {default[0]}/{default[1]} (default)",
-                         "shape": name, "target": target,
-                         "cycles": measured.get(f"{default[0]}/{default[1]}"), "flops": attention_flops(shape)})
+            if f"{default[0]}/{default[1]}" in splash:
+                rows.append({"kernel": "jax splash static", "config": f"blocks {default[0]}/{default[1]} (default)",
+                             "shape": name, "target": target,
+                             "cycles": measured.get(f"{default[0]}/{default[1]}"), "flops": attention_flops(shape)})
+            else:
+                rows.append(dict(too_slow, kernel="jax splash static", target=target))
             tuned = {blocks: c for blocks, c in measured.items() if c and blocks != f"{default[0]}/{default[1]}"}
             best = min(tuned, key=tuned.get) if tuned else None
             rows.append({"kernel": "jax splash static tuned", "config": f"blocks {best} (best)" if best else "",
                          "shape": name, "target": target, "cycles": tuned.get(best), "flops": attention_flops(shape)})
+        report(rows)
+    if arguments.ablation:
+        ablation(SHAPES[arguments.ablation], targets, rows)
+    chart(rows, ROOT / "bench" / "attention.png")
 
+
+def report(rows):
+    """Prints the table of `rows` and writes bench/results.json."""
     for row in rows:
         peak = PEAK.get(row["target"])
         row["efficiency"] = row["flops"] / (row["cycles"] * peak) if row["cycles"] and peak else None
@@ -365,10 +398,13 @@ def main():
         print(f"{row['kernel']:<24} {row['config']:<26} {row['shape']:<26} {row['target']:<6} {row['cycles'] or 'failed':>14} "
               f"{efficiency:>10} {(f'{speedup:.2f}x' if speedup else ''):>18}")
     (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
-    if arguments.ablation:
-        ablation(SHAPES[arguments.ablation], targets, rows)
-    chart(rows, ROOT / "bench" / "attention.png")
     print("efficiency = flops / (static cycles x MXU peak flop/cycle, 524,288 on v6e and tpu7x)")
+
+
+# Bench limits (see main).
+SMALL_BLOCK_STEPS = 40_000
+DEFAULT_BLOCKS = "flywheel-tpu{target=TARGET}"
+SEARCH_FLOPS = 4 * 8 * 8192 * 8192 * 128
 
 
 def ablation(shapes, targets, rows):
@@ -382,7 +418,10 @@ def ablation(shapes, targets, rows):
             best = min(anchors, key=lambda r: r["cycles"], default=None)
             baseline = None
             for variant, pipeline in ABLATION:
-                total = cycles(flywheel_program(shape, target, pipeline), target, f"flywheel {variant} {shape[0]}")
+                try:
+                    total = cycles(flywheel_program(shape, target, pipeline), target, f"flywheel {variant} {shape[0]}")
+                except subprocess.CalledProcessError:
+                    total = None  # the block search profiled no candidate
                 baseline = baseline or total
                 peak = PEAK.get(target)
                 table.append({"variant": variant, "shape": shape[0], "target": target, "cycles": total,

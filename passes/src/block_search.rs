@@ -23,6 +23,16 @@ pub fn set_profiler(profiler: Profiler) {
     let _ = PROFILER.set(profiler);
 }
 
+/// Why a search chose nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchFailure {
+    /// Every candidate compiled but libtpu's static profiler aborted on each (as libtpu
+    /// 0.0.50.1 does on head-dim-64 kernels for v6e): the caller may keep its blocks.
+    ProfilerAborted,
+    /// Something else: no profiler, libtpu missing, a candidate that does not lower.
+    Failed(String),
+}
+
 /// The outcome of a search: the chosen blocks and every candidate's cycles (None: it
 /// failed to compile or profile).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,23 +44,25 @@ pub struct Choice {
 
 /// The candidate with the fewest static cycles for `attention` on `target`. `pipeline`
 /// maps a candidate to the pass pipeline that tiles and lowers it.
-pub fn search(attention: AttentionOp, target: &str, candidates: &[(i64, i64)], pipeline: impl Fn((i64, i64)) -> String) -> Result<Choice, String> {
-    let program = standalone_program(attention)?;
+pub fn search(attention: AttentionOp, target: &str, candidates: &[(i64, i64)], pipeline: impl Fn((i64, i64)) -> String) -> Result<Choice, SearchFailure> {
+    let program = standalone_program(attention).map_err(SearchFailure::Failed)?;
     let pipelines: Vec<String> = candidates.iter().map(|&c| pipeline(c)).collect();
     let key = format!("{:016x}", fnv1a(&format!("{target}\n{program}\n{pipelines:?}")));
     let cache = cache_directory().map(|directory| directory.join(format!("{key}.txt")));
     if let Some(choice) = cache.as_ref().and_then(|path| std::fs::read_to_string(path).ok()).and_then(|text| parse_choice(&text)) {
         return Ok(choice);
     }
-    let profiler = PROFILER.get().ok_or("auto block search needs a libtpu profiler (flywheel-opt registers one)")?;
-    let measured: Vec<((i64, i64), Option<i64>)> =
-        candidates.iter().zip(&pipelines).map(|(&candidate, pipeline)| (candidate, profiler(&program, pipeline, target).ok())).collect();
-    let blocks = measured
-        .iter()
-        .filter_map(|&(candidate, cycles)| cycles.map(|c| (c, candidate)))
-        .min()
-        .map(|(_, candidate)| candidate)
-        .ok_or("no candidate block size compiled")?;
+    let profiler = PROFILER.get().ok_or_else(|| SearchFailure::Failed("auto block search needs a libtpu profiler (flywheel-opt registers one)".into()))?;
+    let results: Vec<Result<i64, String>> = pipelines.iter().map(|pipeline| profiler(&program, pipeline, target)).collect();
+    let measured: Vec<((i64, i64), Option<i64>)> = candidates.iter().zip(&results).map(|(&candidate, result)| (candidate, result.as_ref().ok().copied())).collect();
+    let Some(blocks) = measured.iter().filter_map(|&(candidate, cycles)| cycles.map(|c| (c, candidate))).min().map(|(_, candidate)| candidate) else {
+        let errors: Vec<&String> = results.iter().filter_map(|result| result.as_ref().err()).collect();
+        if errors.iter().all(|error| error.contains("aborted while profiling")) {
+            return Err(SearchFailure::ProfilerAborted);
+        }
+        let first = errors.first().map(|error| error.lines().find(|line| line.contains("error")).unwrap_or(error).trim().to_owned()).unwrap_or_default();
+        return Err(SearchFailure::Failed(format!("no candidate block size compiled ({first})")));
+    };
     let choice = Choice { blocks, measured, cached: false };
     if let Some(path) = cache {
         let _ = std::fs::create_dir_all(path.parent().expect("a directory"));

@@ -8,7 +8,7 @@
 
 use crate::{
     atoms::{Atoms, Axis},
-    block_search,
+    block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
     layout::recorded,
     software_pipeline,
@@ -18,7 +18,7 @@ use crate::{
     registry::{run_guarded, PassInfo},
 };
 use flywheel_dialect::{
-    diagnostics::{emit_error, emit_remark},
+    diagnostics::{emit, emit_error, emit_remark, Severity},
     layout::Axis as Role,
     ops::AttentionOp,
     tensor::TensorInfo,
@@ -108,7 +108,12 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
                 }
                 // Nothing to search: the op is kept below with the plan's own reason.
                 Err(None) => blocks,
-                Err(Some(message)) => {
+                Err(Some(SearchFailure::ProfilerAborted)) => {
+                    let message = format!("auto block search: libtpu's static profiler aborted on every candidate for {target}; the configured blocks are used");
+                    emit(op.location(), Severity::Warning, &message);
+                    blocks
+                }
+                Err(Some(SearchFailure::Failed(message))) => {
                     emit_error(op.location(), &format!("'flywheel.attention' op: auto block search failed: {message}"));
                     return false;
                 }
@@ -140,8 +145,8 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
 
 /// The fastest of the candidate blocks for `attention` on `target`, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
-fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String), Option<String>> {
-    let causal = attention.causal().map_err(|e| Some(e.to_string()))?;
+fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String), Option<SearchFailure>> {
+    let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
     // Candidates that give distinct plans after capping.
     let mut candidates: Vec<(i64, i64)> = Vec::new();
