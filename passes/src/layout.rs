@@ -17,13 +17,13 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
-    tile_ir::attention_ops,
+    tile_ir::{attention_ops, set_attribute},
 };
 use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
 use melior::{
     ir::{
         attribute::StringAttribute,
-        operation::{OperationLike, OperationMutLike, OperationRef},
+        operation::{OperationLike, OperationRef},
         r#type::TypeId,
     },
     pass::{create_external, ExternalPass, Pass},
@@ -78,10 +78,8 @@ pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
         let (orientation, row_sum, notes) = choose(attention, request);
-        let context = op.context();
-        let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
-        op.set_attribute(ORIENTATION, StringAttribute::new(unsafe { context.to_ref() }, orientation).into());
-        op.set_attribute(ROW_SUM, StringAttribute::new(unsafe { context.to_ref() }, row_sum).into());
+        set_attribute(op, ORIENTATION, &format!("{orientation:?}"));
+        set_attribute(op, ROW_SUM, &format!("{row_sum:?}"));
         if remarks {
             let reasons = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
             emit_remark(op.location(), &format!("layouts: {orientation} orientation, row sum on the {}{reasons}", row_sum.to_uppercase()));

@@ -287,6 +287,13 @@ impl Writer {
         self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
     }
 
+    /// Columns `first .. first + width` of the [rows, columns] f32 tile `value`.
+    fn columns(&mut self, value: &str, shape: &[i64; 2], first: i64, width: i64) -> String {
+        let [rows, _] = *shape;
+        let attributes = format!("{{offsets = [0, {first}], sizes = [{rows}, {width}], strides = [1, 1]}}");
+        self.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &attributes, &f32s(&[rows, width]))
+    }
+
     /// `scf.if %condition` around `body`, no results.
     fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
         self.line(&format!("\"scf.if\"({condition}) ({{"));
@@ -339,7 +346,7 @@ impl Statistics {
     fn widen(&self, w: &mut Writer, value: &str, width: i64) -> String {
         let shape = &self.shape;
         let wide = if self.transposed { [width, shape[1]] } else { [shape[0], width] };
-        let [rows, lanes] = *shape;
+        let lanes = shape[1];
         if wide == *shape {
             return value.to_owned();
         }
@@ -347,8 +354,7 @@ impl Statistics {
             return w.op("vector.broadcast", &[(value, &f32s(shape))], "", &f32s(&wide));
         }
         if width < lanes {
-            let slice = format!("{{offsets = [0, 0], sizes = [{rows}, {width}], strides = [1, 1]}}");
-            return w.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &slice, &f32s(&wide));
+            return w.columns(value, shape, 0, width);
         }
         let tiles = vec![(value, f32s(shape)); (width / lanes) as usize];
         let tiles: Vec<(&str, &str)> = tiles.iter().map(|(v, t)| (*v, t.as_str())).collect();
@@ -514,7 +520,6 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     });
 
     let band = band_tests(&mut w, plan, kv_step);
-    // One key block's work; `masked`: with the band's (and key padding's) mask.
     // The key block runs as `splits` sub-blocks of `sub` keys, each its own online-softmax
     // update, in software-pipelined order: sub-block c + 1's scores are issued before
     // sub-block c's softmax, so the MXU work of one can overlap the VPU/EUP work of the
@@ -681,11 +686,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     w.when(&last, |w| {
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
         let (acc, l) = if on_mxu {
-            let slice = |w: &mut Writer, start: i64, columns: i64| {
-                let attributes = format!("{{offsets = [0, {start}], sizes = [{stacked}, {columns}], strides = [1, 1]}}");
-                w.op("vector.extract_strided_slice", &[(&acc, &f32s(&accumulator))], &attributes, &f32s(&[stacked, columns]))
-            };
-            (slice(w, 0, dv), slice(w, dv, LANES))
+            (w.columns(&acc, &accumulator, 0, dv), w.columns(&acc, &accumulator, dv, LANES))
         } else {
             (acc, w.load("%l", &rows, "f32", &rows, &zero))
         };

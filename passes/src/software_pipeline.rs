@@ -11,14 +11,14 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
-    tile_ir::attention_ops,
+    tile_ir::{attention_ops, set_attribute},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
     ir::{
         attribute::IntegerAttribute,
-        operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
-        r#type::{IntegerType, TypeId},
+        operation::{OperationLike, OperationRef},
+        r#type::TypeId,
     },
     pass::{create_external, ExternalPass, Pass},
 };
@@ -65,11 +65,8 @@ pub fn pipeline(root: OperationRef, splits: i64, remarks: bool) -> bool {
     }
     for raw in attention_ops(root) {
         // SAFETY: the ops stay in place; only their attributes change.
-        let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        // The ContextRef must outlive the &Context made from it.
-        let context = op.context();
-        let i64_type = IntegerType::new(unsafe { context.to_ref() }, 64);
-        op.set_attribute(KEY_SPLITS, IntegerAttribute::new(i64_type.into(), splits).into());
+        let op = unsafe { OperationRef::from_raw(raw) };
+        set_attribute(op, KEY_SPLITS, &format!("{splits} : i64"));
         if remarks {
             emit_remark(op.location(), &format!("key loop pipelined in {splits} sub-block(s) per key block"));
         }

@@ -72,6 +72,13 @@ pub struct Blocks {
     pub causal: (i64, i64),
 }
 
+impl Blocks {
+    /// The same blocks for plain and causal attention.
+    fn both(blocks: (i64, i64)) -> Blocks {
+        Blocks { plain: blocks, causal: blocks }
+    }
+}
+
 fn create(options: &PassOptions) -> Pass {
     let blocks = Blocks {
         plain: (options.int("block-q"), options.int("block-kv")),
@@ -151,7 +158,7 @@ fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String
     // Candidates that give distinct plans after capping.
     let mut candidates: Vec<(i64, i64)> = Vec::new();
     for &(q, k) in given {
-        if let Ok(plan) = plan(attention, Blocks { plain: (q, k), causal: (q, k) }) {
+        if let Ok(plan) = plan(attention, Blocks::both((q, k))) {
             if !candidates.contains(&(plan.block_q, plan.block_kv)) {
                 candidates.push((plan.block_q, plan.block_kv));
             }
@@ -172,7 +179,7 @@ fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String
         .collect();
     let source = if choice.cached { "cached search" } else { "search" };
     let note = format!("blocks {q}x{k} chosen by {source} on {target} (static cycles {})", costs.join(", "));
-    Ok((Blocks { plain: (q, k), causal: (q, k) }, note))
+    Ok((Blocks::both((q, k)), note))
 }
 
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {

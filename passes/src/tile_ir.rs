@@ -93,15 +93,21 @@ pub fn float_splat(value: Value) -> Option<f64> {
 /// Inserts `name(operands) {attributes}` of one result of `result` before `anchor`
 /// (attributes as MLIR text); returns the result.
 pub fn insert_before<'c, 'a>(anchor: OperationRef<'c, 'a>, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>, attributes: &[(&str, String)]) -> Value<'c, 'a> {
-    let context = anchor.context();
-    let mut op = OperationBuilder::new(name, anchor.location()).add_operands(operands).add_results(&[result]).build().expect("a tile IR op builds");
-    for (key, text) in attributes {
-        let attribute = Attribute::parse(unsafe { context.to_ref() }, text).unwrap_or_else(|| panic!("attribute {text} parses"));
-        op.set_attribute(key, attribute);
-    }
+    let op = OperationBuilder::new(name, anchor.location()).add_operands(operands).add_results(&[result]).build().expect("a tile IR op builds");
     let block = anchor.block().expect("the anchor is in a block");
     let op = block.insert_operation_before(anchor, op);
+    for (key, text) in attributes {
+        set_attribute(op, key, text);
+    }
     op.result(0).expect("one result").into()
+}
+
+/// Sets attribute `name` of `op` to the attribute written `text` in MLIR syntax.
+pub fn set_attribute(op: OperationRef, name: &str, text: &str) {
+    // The ContextRef must outlive the &Context made from it.
+    let context = op.context();
+    let attribute = Attribute::parse(unsafe { context.to_ref() }, text).unwrap_or_else(|| panic!("attribute {text} parses"));
+    mutable(op).set_attribute(name, attribute);
 }
 
 /// An `arith.constant` splat of `value` of vector type `r#type`, before `anchor`.
