@@ -44,6 +44,10 @@ import sys
 import jax
 import jax.numpy as jnp
 
+# Without this JAX records the harness's own source lines in each Pallas kernel's
+# serialized body, so any edit of this file would change every program and miss the cache.
+jax.config.update("jax_traceback_in_locations_limit", 0)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"
 FLYWHEEL = ROOT / "target" / "release" / "flywheel"
@@ -79,8 +83,12 @@ SHAPES = {
 }
 
 
-# The largest f32 score tensor XLA's plain attention is profiled with (see main).
+# Limits on what is compiled (see main): the largest f32 score tensor XLA's plain
+# attention is profiled with, the most grid steps of a 128-block kernel, and the largest
+# attention (in flops) FlyWheel's block search runs for.
 XLA_SCORE_BYTES = 1 << 30
+SMALL_BLOCK_STEPS = 40_000
+SEARCH_FLOPS = 4 * 8 * 8192 * 8192 * 128
 
 # What each fixed kernel runs with.
 CONFIGS = {"pallas flash attention": "default blocks", "flywheel": "flywheel-tpu, auto blocks",
@@ -217,6 +225,7 @@ ABLATION = [
     ("all, fold-scale=always", "flywheel-layout,flywheel-pipeline,flywheel-tile,flywheel-exp-softmax{fold-scale=always}," + LOWER),
     ("all + auto blocks", "flywheel-tpu{target=TARGET auto-blocks=true}"),
 ]
+DEFAULT_BLOCKS = "flywheel-tpu{target=TARGET}"
 
 
 def flywheel_program(shape, target, pipeline=ABLATION[-1][1]):
@@ -232,7 +241,8 @@ def flywheel_program(shape, target, pipeline=ABLATION[-1][1]):
         f"kv_heads = {hkv}}} : ({q}, {kv}, {kv}) -> {q}\n  return %o : {q}\n}}\n"
     )
     if "auto-blocks=true" in pipeline:
-        print(f"  flywheel block search for {shape[0]} on {target} (cached)...", file=sys.stderr, flush=True)
+        print(f"  flywheel block search for {shape[0]} on {target} (decisions cached in bench/.cache/blocks)...",
+              file=sys.stderr, flush=True)
     result = subprocess.run([str(FLYWHEEL_OPT), "-", f"--pass-pipeline=builtin.module({pipeline.replace('TARGET', target)})"],
                             input=text, capture_output=True, text=True, check=True,
                             env=dict(os.environ, FLYWHEEL_CACHE_DIR=str(CACHE)))
@@ -375,36 +385,36 @@ def main():
             best = min(tuned, key=tuned.get) if tuned else None
             rows.append({"kernel": "jax splash static tuned", "config": f"blocks {best} (best)" if best else "",
                          "shape": name, "target": target, "cycles": tuned.get(best), "flops": attention_flops(shape)})
-        report(rows)
+        measure(rows)
+        (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    report(rows)
     if arguments.ablation:
         ablation(SHAPES[arguments.ablation], targets, rows)
     chart(rows, ROOT / "bench" / "attention.png")
 
 
-def report(rows):
-    """Prints the table of `rows` and writes bench/results.json."""
+def measure(rows):
+    """Fills in each row's efficiency and FlyWheel's speed-up over it."""
     for row in rows:
         peak = PEAK.get(row["target"])
         row["efficiency"] = row["flops"] / (row["cycles"] * peak) if row["cycles"] and peak else None
-    print(f"{'kernel':<24} {'config':<26} {'shape':<26} {'target':<6} {'static cycles':>14} {'efficiency':>10} {'flywheel speed-up':>18}")
     for row in rows:
         flywheel = next((r for r in rows if r["kernel"] == "flywheel" and r["shape"] == row["shape"]
                          and r["target"] == row["target"]), None)
-        speedup = (row["cycles"] / flywheel["cycles"]
-                   if flywheel and flywheel["cycles"] and row["cycles"] and row["kernel"] != "flywheel"
-                   and "sanity" not in row["kernel"] else None)
+        row["flywheel_speedup"] = (row["cycles"] / flywheel["cycles"]
+                                   if flywheel and flywheel["cycles"] and row["cycles"] and row["kernel"] != "flywheel"
+                                   and "sanity" not in row["kernel"] else None)
+
+
+def report(rows):
+    """Prints the table of `rows`."""
+    print(f"{'kernel':<24} {'config':<26} {'shape':<26} {'target':<6} {'static cycles':>14} {'efficiency':>10} {'flywheel speed-up':>18}")
+    for row in rows:
+        speedup = row["flywheel_speedup"]
         efficiency = f"{row['efficiency']:.1%}" if row["efficiency"] is not None else "n/a"
-        row["flywheel_speedup"] = speedup
         print(f"{row['kernel']:<24} {row['config']:<26} {row['shape']:<26} {row['target']:<6} {row['cycles'] or 'failed':>14} "
               f"{efficiency:>10} {(f'{speedup:.2f}x' if speedup else ''):>18}")
-    (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
     print("efficiency = flops / (static cycles x MXU peak flop/cycle, 524,288 on v6e and tpu7x)")
-
-
-# Bench limits (see main).
-SMALL_BLOCK_STEPS = 40_000
-DEFAULT_BLOCKS = "flywheel-tpu{target=TARGET}"
-SEARCH_FLOPS = 4 * 8 * 8192 * 8192 * 128
 
 
 def ablation(shapes, targets, rows):
