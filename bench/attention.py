@@ -218,11 +218,11 @@ LOWER = "flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
 ABLATION = [
     ("baseline", "flywheel-tile," + LOWER),
     ("+exp-softmax", "flywheel-tile,flywheel-exp-softmax," + LOWER),
-    ("+layout (row sum on MXU)", "flywheel-layout,flywheel-tile," + LOWER),
+    ("+layout (row sum on MXU)", "flywheel-layout{row-sum=mxu},flywheel-tile," + LOWER),
     ("+layout transposed", "flywheel-layout{orientation=transposed},flywheel-tile," + LOWER),
     ("+pipeline", "flywheel-pipeline,flywheel-tile," + LOWER),
-    ("all", "flywheel-layout,flywheel-pipeline,flywheel-tile,flywheel-exp-softmax," + LOWER),
-    ("all, fold-scale=always", "flywheel-layout,flywheel-pipeline,flywheel-tile,flywheel-exp-softmax{fold-scale=always}," + LOWER),
+    ("all", "flywheel-layout{target=TARGET},flywheel-pipeline,flywheel-tile,flywheel-exp-softmax," + LOWER),
+    ("all, fold-scale=always", "flywheel-layout{target=TARGET},flywheel-pipeline,flywheel-tile,flywheel-exp-softmax{fold-scale=always}," + LOWER),
     ("all + auto blocks", "flywheel-tpu{target=TARGET auto-blocks=true}"),
 ]
 DEFAULT_BLOCKS = "flywheel-tpu{target=TARGET}"
@@ -313,8 +313,19 @@ def main():
     parser.add_argument("--targets", default="v6e,tpu7x")
     parser.add_argument("--ablation", choices=sorted(SHAPES),
                         help="Also compile each FlyWheel transform alone and together at these shapes (bench/ablation.json)")
+    parser.add_argument("--only", help="Comma-separated names of --shapes' shapes to run; bench/results.json keeps its "
+                        "rows of the shapes and targets not run")
     arguments = parser.parse_args()
     targets = arguments.targets.split(",")
+    shapes = SHAPES[arguments.shapes]
+    if arguments.only:
+        names = arguments.only.split(",")
+        unknown = sorted(set(names) - {shape[0] for shape in shapes})
+        if unknown:
+            parser.error(f"--only: {', '.join(unknown)} not in --shapes {arguments.shapes}")
+        shapes = [shape for shape in shapes if shape[0] in names]
+    results = ROOT / "bench" / "results.json"
+    kept = json.loads(results.read_text()) if arguments.only and results.exists() else []
     if not FLYWHEEL.exists():
         subprocess.run(["cargo", "build", "--release", "-q", "--bin", "flywheel", "--bin", "flywheel-opt"],
                        cwd=ROOT, check=True)
@@ -328,7 +339,7 @@ def main():
                      "cycles": total, "flops": 2 * 8192 ** 3})
     # Cheapest shapes first; results are written after each, so a long run that is cut
     # short still leaves a table of what finished.
-    for shape in sorted(SHAPES[arguments.shapes], key=attention_flops):
+    for shape in sorted(shapes, key=attention_flops):
         name, b, hq, hkv, s, d, causal = shape
         q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
         kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
@@ -385,8 +396,11 @@ def main():
             best = min(tuned, key=tuned.get) if tuned else None
             rows.append({"kernel": "jax splash static tuned", "config": f"blocks {best} (best)" if best else "",
                          "shape": name, "target": target, "cycles": tuned.get(best), "flops": attention_flops(shape)})
-        measure(rows)
-        (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+        run = {(row["shape"], row["target"]) for row in rows}
+        table = [row for row in kept if (row["shape"], row["target"]) not in run] + rows
+        measure(table)
+        results.write_text(json.dumps(table, indent=1) + "\n")
+    rows = table
     report(rows)
     if arguments.ablation:
         ablation(SHAPES[arguments.ablation], targets, rows)

@@ -3,7 +3,8 @@
 // Oᵀ = Vᵀ·Pᵀ) and where each row of P is summed (in the PV matmul as P·[V | 1], or on
 // the VPU).
 
-// By default: standard orientation, row sum on the MXU.
+// By default (v6e, Dv = 128: the ones columns fill the empty half of the 256-wide MXU):
+// standard orientation, row sum on the MXU.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout=remarks=true -o %t.default.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: layouts: standard orientation, row sum on the MXU
 // RUN: FileCheck %s --check-prefix=ATTRIBUTES < %t.default.mlir
@@ -59,6 +60,16 @@
 // A value head dim of 64 is not a whole lane tile: the sum stays on the VPU.
 // RUN: sed 's/x128xbf16/x64xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=D64
 // D64: remark: layouts: standard orientation, row sum on the VPU (value head dim 64 is not whole lane tiles)
+// The auto row sum keeps the VPU where the ones columns would cost an MXU pass: Dv = 256
+// on v6e, v5e's 128-wide MXU; and on tpu7x, where libtpu's cycles favour the VPU.
+// RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=D256
+// D256: remark: layouts: standard orientation, row sum on the VPU (auto row sum: value head dim 256 fills the 256-wide MXU, ones columns would be an extra pass)
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=OTHER-TARGET
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=OTHER-TARGET
+// OTHER-TARGET: remark: layouts: standard orientation, row sum on the VPU (auto row sum: the MXU sum pays off on v6e only)
+// Asked for explicitly, the MXU sum is granted there too.
+// RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout='row-sum=mxu target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FORCED
+// FORCED: remark: layouts: standard orientation, row sum on the MXU{{$}}
 // Key blocks narrower than a lane tile: flywheel-tile sums on the VPU despite the request.
 // RUN: flywheel-opt %t.default.mlir --flywheel-tile='causal-block-kv=64 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NARROW
 // NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x4, query group 1, blocks 256x64, standard orientation, row sum on the VPU, 1 key sub-block(s))

@@ -7,9 +7,13 @@
 //!   across sublanes; V is transposed once in HBM, O once per query block). A mask or
 //!   bias operand keeps the standard orientation (its tiles arrive query-major).
 //! - `flywheel.row_sum`: `"vpu"` (the softmax sums each row of P) or `"mxu"` (P·[V | 1]:
-//!   V gets 128 columns of ones, so the matmul that applies P also sums it, in the half
-//!   of the 256-wide MXU a head dim of 128 leaves empty, and l comes out
-//!   lane-replicated). Only in the standard orientation with Dv a multiple of 128.
+//!   V gets 128 columns of ones, so the matmul that applies P also sums it, and l comes
+//!   out lane-replicated). Only in the standard orientation with Dv a multiple of 128.
+//!   `auto` (the default) puts it on the MXU only where the ones ride free: on v6e, whose
+//!   256-wide MXU a Dv of 128 (or any odd number of lane tiles) leaves half empty. With Dv
+//!   a multiple of 256, or v5e's 128-wide MXU, the ones columns are a whole extra MXU pass;
+//!   on tpu7x libtpu's static cycles favour the VPU sum (MHA 8 x 2048 x 128 bf16 with the
+//!   other transforms: 94,424 cycles on the VPU, 96,418 on the MXU).
 //!
 //! GQA heads always share a grid step (their queries stacked into the matmul's rows, one
 //! pushed K/V block serving the group): `flywheel-tile` does that for every kernel.
@@ -39,7 +43,8 @@ pub const ROW_SUM: &str = "flywheel.row_sum";
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed"]), default: "standard", help: "Scores as Q·Kᵀ (standard) or Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed)" },
-    OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["mxu", "vpu"]), default: "mxu", help: "Sum each row of P in the PV matmul (P·[V | 1]) or on the VPU" },
+    OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["auto", "mxu", "vpu"]), default: "auto", help: "Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns fill an otherwise empty MXU half (auto)" },
+    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation the auto row sum is chosen for" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
 ];
 
@@ -50,15 +55,29 @@ pub const PASS: PassInfo = PassInfo {
     create,
 };
 
+/// Where the row sum of P is asked to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RowSum {
+    Mxu,
+    Vpu,
+    /// On the MXU where the ones columns fill an otherwise empty half of a v6e MXU.
+    Auto { target_v6e: bool },
+}
+
 /// The layouts asked for.
 #[derive(Clone, Copy, Debug)]
 pub struct Request {
     pub transposed: bool,
-    pub row_sum_on_mxu: bool,
+    pub row_sum: RowSum,
 }
 
 fn create(options: &PassOptions) -> Pass {
-    let request = Request { transposed: options.choice("orientation") == "transposed", row_sum_on_mxu: options.choice("row-sum") == "mxu" };
+    let row_sum = match options.choice("row-sum") {
+        "mxu" => RowSum::Mxu,
+        "vpu" => RowSum::Vpu,
+        _ => RowSum::Auto { target_v6e: options.choice("target") == "v6e" },
+    };
+    let request = Request { transposed: options.choice("orientation") == "transposed", row_sum };
     let remarks = options.bool("remarks");
     create_external(
         move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || layout(op, request, remarks)),
@@ -97,13 +116,22 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
         notes.push("a mask or bias operand keeps the standard orientation".to_owned());
     }
     let value_dim = value_dim(attention);
-    let mut on_mxu = request.row_sum_on_mxu;
+    let shown = || value_dim.map_or("?".to_owned(), |d| d.to_string());
+    let mut on_mxu = request.row_sum != RowSum::Vpu;
     if on_mxu && transposed {
         on_mxu = false;
         notes.push("the transposed kernel sums across sublanes".to_owned());
     } else if on_mxu && value_dim.is_none_or(|dim| dim % 128 != 0) {
         on_mxu = false;
-        notes.push(format!("value head dim {} is not whole lane tiles", value_dim.map_or("?".to_owned(), |d| d.to_string())));
+        notes.push(format!("value head dim {} is not whole lane tiles", shown()));
+    } else if let RowSum::Auto { target_v6e } = request.row_sum {
+        if !target_v6e {
+            on_mxu = false;
+            notes.push("auto row sum: the MXU sum pays off on v6e only".to_owned());
+        } else if value_dim.is_some_and(|dim| dim % 256 == 0) {
+            on_mxu = false;
+            notes.push(format!("auto row sum: value head dim {} fills the 256-wide MXU, ones columns would be an extra pass", shown()));
+        }
     }
     (if transposed { "transposed" } else { "standard" }, if on_mxu { "mxu" } else { "vpu" }, notes)
 }

@@ -42,7 +42,7 @@ fn expand(options: &PassOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
-         flywheel-layout{{remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
+         flywheel-layout{{target={target} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},flywheel-lower-to-mosaic,\
          flywheel-lower-to-stablehlo"
     )

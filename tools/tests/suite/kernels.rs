@@ -66,10 +66,10 @@ const TRANSFORMS: &[(&str, &str, &str)] = &[
     ("baseline", "", ""),
     ("exp_softmax", "", "flywheel-exp-softmax,"),
     ("exp_softmax_fold_always", "", "flywheel-exp-softmax{fold-scale=always},"),
-    ("layout_row_sum_mxu", "flywheel-layout,", ""),
+    ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", ""),
     ("pipeline", "flywheel-pipeline,", ""),
-    ("all", "flywheel-layout,flywheel-pipeline,", "flywheel-exp-softmax,"),
+    ("all", "flywheel-layout{row-sum=mxu},flywheel-pipeline,", "flywheel-exp-softmax,"),
     ("all_transposed", "flywheel-layout{orientation=transposed},flywheel-pipeline,", "flywheel-exp-softmax{fold-scale=always},"),
 ];
 
