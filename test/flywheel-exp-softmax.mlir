@@ -54,6 +54,34 @@
 // FOLD-NOT: "math.exp2"
 // (reciprocal alone: the TILED and NARROW cases above)
 
+// bf16-exp: where P is rounded to bf16 for the PV matmul, the difference s - m is rounded
+// instead and exponentiated in bf16. With the row sum on the VPU its f32 sum reads P
+// widened; with the row sum on the MXU nothing else reads P. The correction factor
+// exp2(m_old - m_new) stays f32.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{bf16-exp=true remarks=true})' -o %t.bf16-exp.mlir 2>&1 | FileCheck %s --check-prefix=BF16-EXP-REMARK
+// BF16-EXP-REMARK: remark: @flywheel_kernel_0: {{.*}}; 2 exponential(s) of P in bf16
+// RUN: FileCheck %s --check-prefix=BF16-EXP < %t.bf16-exp.mlir
+// BF16-EXP: %[[D:.*]] = "arith.subf"({{.*}} : (vector<256x256xf32>, vector<256x256xf32>) -> vector<256x256xf32>
+// BF16-EXP: %[[D16:.*]] = "arith.truncf"(%[[D]]) : (vector<256x256xf32>) -> vector<256x256xbf16>
+// BF16-EXP: %[[P:.*]] = "math.exp2"(%[[D16]]) {{.*}} : (vector<256x256xbf16>) -> vector<256x256xbf16>
+// BF16-EXP: %[[WIDE:.*]] = "arith.extf"(%[[P]]) : (vector<256x256xbf16>) -> vector<256x256xf32>
+// BF16-EXP: "math.exp2"({{.*}}) {{.*}} : (vector<256x128xf32>) -> vector<256x128xf32>
+// BF16-EXP: "vector.multi_reduction"(%[[WIDE]], {{.*}}) <{kind = #vector.kind<add>
+// BF16-EXP: "flywheel.matmul"(%[[P]], {{.*}}) {transpose_rhs = false}
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{row-sum=mxu},flywheel-tile,flywheel-exp-softmax{bf16-exp=true})' | FileCheck %s --check-prefix=BF16-EXP-MXU
+// BF16-EXP-MXU: %[[P:.*]] = "math.exp2"({{.*}}) {{.*}} : (vector<256x256xbf16>) -> vector<256x256xbf16>
+// BF16-EXP-MXU-NOT: "arith.extf"(%[[P]])
+// BF16-EXP-MXU: "flywheel.matmul"(%[[P]], {{.*}}) {transpose_rhs = false}
+// Near miss: f32 attention keeps P in f32 for its f32 PV matmul: nothing is rounded.
+// RUN: flywheel-opt %S/fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-exp-softmax{bf16-exp=true remarks=true})' 2>&1 | FileCheck %s --check-prefix=BF16-EXP-F32
+// BF16-EXP-F32: remark: @flywheel_kernel_0: {{.*}}; 0 exponential(s) of P in bf16
+// BF16-EXP-F32-NOT: xbf16>
+// It compiles for every target (v5e too, whose EUP has no bf16).
+// RUN: flywheel-opt %t.bf16-exp.mlir --flywheel-lower-to-mosaic -o %t.bf16-exp.lowered.mlir
+// RUN: flywheel compile --target v5e %t.bf16-exp.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.bf16-exp.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.bf16-exp.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+
 // Near misses: a bias or a soft-cap between the scale and the softmax keeps the scores
 // in base e (each would need its own log2(e)); the scale still folds into Q, which is
 // linear.

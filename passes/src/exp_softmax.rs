@@ -14,6 +14,12 @@
 //!   with exp2, 2.4e-3 without the fold).
 //! - `reciprocal`: the final normalization is one reciprocal per row (per lane-replicated
 //!   row) and a multiply, not a divide per output element.
+//! - `bf16-exp` (off by default; for v6e and tpu7x, whose VPU and EUP work on bf16): where
+//!   P is rounded to bf16 for the PV matmul anyway, the difference s - m is rounded to
+//!   bf16 and exponentiated in bf16 (two elements per 32-bit lane), so the EUP pushes
+//!   half as many vregs; the row sum still accumulates in f32 (widened P on the VPU, or
+//!   the MXU's f32 accumulator). The subtraction stays f32: rounding s and m before it
+//!   would cost absolute accuracy on large logits.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -40,6 +46,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "exp2", kind: OptionKind::Bool, default: "true", help: "Scores in base 2: scale x log2(e), exp2 for exp" },
     OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale), always, or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
+    OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
 ];
 
@@ -56,6 +63,7 @@ pub struct Rewrites {
     pub exp2: bool,
     pub fold_scale: Fold,
     pub reciprocal: bool,
+    pub bf16_exp: bool,
 }
 
 /// When to fold the score scale into Q.
@@ -72,7 +80,7 @@ fn create(options: &PassOptions) -> Pass {
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
-    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal") };
+    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), bf16_exp: options.bool("bf16-exp") };
     let remarks = options.bool("remarks");
     create_external(
         move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || exp_softmax(op, rewrites, remarks)),
@@ -105,6 +113,10 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
         if rewrites.reciprocal {
             let count = reciprocal_normalization(kernel);
             notes.push(format!("{count} normalization(s) by reciprocal"));
+        }
+        if rewrites.bf16_exp {
+            let count = bf16_exponentials(kernel);
+            notes.push(format!("{count} exponential(s) of P in bf16"));
         }
         if remarks {
             let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
@@ -241,6 +253,36 @@ fn reciprocal_normalization(kernel: OperationRef) -> usize {
         let normalized = insert_before(divide, "arith.mulf", &[accumulator, wide], accumulator.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
         replace_op(divide, normalized);
         erase_if_unused(divisor);
+        count += 1;
+    }
+    count
+}
+
+/// `truncf(exp(d))` to bf16 becomes `exp(truncf(d))` in bf16; the exponential's f32 users
+/// (the VPU row sum) get the bf16 result widened. Returns how many exponentials.
+fn bf16_exponentials(kernel: OperationRef) -> usize {
+    let mut count = 0;
+    for exp in ops_named(kernel, "math.exp2").into_iter().chain(ops_named(kernel, "math.exp")) {
+        let (Ok(difference), Ok(result)) = (exp.operand(0), exp.result(0)) else { continue };
+        let result: Value = result.into();
+        let narrowing: Vec<_> = users(result)
+            .into_iter()
+            .filter(|(user, _)| user.name().as_string_ref().as_str() == Ok("arith.truncf") && user.result(0).is_ok_and(|r| r.r#type().to_string().ends_with("xbf16>")))
+            .map(|(user, _)| user)
+            .collect();
+        let Some(bf16_type) = narrowing.first().and_then(|truncf| truncf.result(0).ok()).map(|r| r.r#type()) else { continue };
+        let name = exp.name().as_string_ref().as_str().unwrap_or("math.exp2").to_owned();
+        let narrow = insert_before(exp, "arith.truncf", &[difference], bf16_type, &[]);
+        let p = insert_before(exp, &name, &[narrow], bf16_type, &[("fastmath", "#arith.fastmath<none>".into())]);
+        for truncf in narrowing {
+            replace_op(truncf, p);
+        }
+        if users(result).is_empty() {
+            erase_if_unused(result);
+        } else {
+            let widened = insert_before(exp, "arith.extf", &[p], result.r#type(), &[]);
+            replace_op(exp, widened);
+        }
         count += 1;
     }
     count

@@ -66,10 +66,12 @@ const TRANSFORMS: &[(&str, &str, &str)] = &[
     ("baseline", "", ""),
     ("exp_softmax", "", "flywheel-exp-softmax,"),
     ("exp_softmax_fold_always", "", "flywheel-exp-softmax{fold-scale=always},"),
+    ("exp_softmax_bf16_exp", "", "flywheel-exp-softmax{bf16-exp=true},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", ""),
     ("pipeline", "flywheel-pipeline,", ""),
     ("all", "flywheel-layout{row-sum=mxu},flywheel-pipeline,", "flywheel-exp-softmax,"),
+    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},flywheel-pipeline,", "flywheel-exp-softmax{bf16-exp=true},"),
     ("all_transposed", "flywheel-layout{orientation=transposed},flywheel-pipeline,", "flywheel-exp-softmax{fold-scale=always},"),
 ];
 
