@@ -54,6 +54,33 @@
 // FOLD-NOT: "math.exp2"
 // (reciprocal alone: the TILED and NARROW cases above)
 
+// conditional-rescale: the running sum and output are multiplied by
+// alpha = exp2(m_old - m_new) only when min(m_old - m_new) < 0, i.e. some row's max moved
+// (the first key block always does: m starts at the mask value).
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{causal-block-kv=128},flywheel-exp-softmax{conditional-rescale=true remarks=true})' -o %t.rescale.mlir 2>&1 | FileCheck %s --check-prefix=RESCALE-REMARK
+// RESCALE-REMARK: remark: @flywheel_kernel_0: {{.*}}; 2 rescale(s) only when the max changed
+// RUN: FileCheck %s --check-prefix=RESCALE < %t.rescale.mlir
+// RESCALE: %[[M_NEW:.*]] = "arith.maximumf"(%[[M_OLD:[0-9]+]], %{{.*}}) {{.*}} : (vector<256x128xf32>, vector<256x128xf32>) -> vector<256x128xf32>
+// RESCALE: %[[DROP:.*]] = "arith.subf"(%[[M_OLD]], %[[M_NEW]])
+// RESCALE: %[[ALPHA:.*]] = "math.exp2"(%[[DROP]])
+// RESCALE: %[[LEAST:.*]] = "vector.multi_reduction"(%[[DROP]], %{{.*}}) <{kind = #vector.kind<minimumf>, reduction_dims = array<i64: 0, 1>}> : (vector<256x128xf32>, f32) -> f32
+// RESCALE: %[[MOVED:.*]] = "arith.cmpf"(%[[LEAST]], %{{.*}}) <{{.*}}predicate = 4 : i64}> : (f32, f32) -> i1
+// RESCALE: "scf.if"(%[[MOVED]]) ({
+// RESCALE-NEXT: %[[SCALED:.*]] = "arith.mulf"(%[[ALPHA]], %[[X:.*]]) {{.*}} : (vector<256x128xf32>, vector<256x128xf32>) -> vector<256x128xf32>
+// RESCALE-NEXT: "scf.yield"(%[[SCALED]])
+// RESCALE-NEXT: }, {
+// RESCALE-NEXT: "scf.yield"(%[[X]])
+// RESCALE: "scf.if"(%[[MOVED]])
+// RUN: flywheel-opt %t.rescale.mlir --flywheel-lower-to-mosaic -o %t.rescale.lowered.mlir
+// RUN: flywheel compile --target v5e %t.rescale.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.rescale.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.rescale.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// Near miss: an exponential of m_old minus something that is not max(m_old, ..) is not a
+// softmax correction factor (here the statistics' max became a min): nothing is wrapped.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile | sed 's/"arith.maximumf"/"arith.minimumf"/' | flywheel-opt --flywheel-exp-softmax='conditional-rescale=true remarks=true' 2>&1 | FileCheck %s --check-prefix=RESCALE-MISS
+// RESCALE-MISS: remark: @flywheel_kernel_0: {{.*}}; 0 rescale(s) only when the max changed
+// RESCALE-MISS-NOT: minimumf>
+
 // bf16-exp: where P is rounded to bf16 for the PV matmul, the difference s - m is rounded
 // instead and exponentiated in bf16. With the row sum on the VPU its f32 sum reads P
 // widened; with the row sum on the MXU nothing else reads P. The correction factor

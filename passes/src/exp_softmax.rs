@@ -14,6 +14,9 @@
 //!   with exp2, 2.4e-3 without the fold).
 //! - `reciprocal`: the final normalization is one reciprocal per row (per lane-replicated
 //!   row) and a multiply, not a divide per output element.
+//! - `conditional-rescale` (off by default): the running output and sum are rescaled by
+//!   exp(m_old - m_new) only when some row's max moved (an `scf.if` on the minimum of
+//!   m_old - m_new over the block), not on every key block.
 //! - `bf16-exp` (off by default; for v6e and tpu7x, whose VPU and EUP work on bf16): where
 //!   P is rounded to bf16 for the PV matmul anyway, the difference s - m is rounded to
 //!   bf16 and exponentiated in bf16 (two elements per 32-bit lane), so the EUP pushes
@@ -30,9 +33,9 @@ use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
     ir::{
         attribute::{FlatSymbolRefAttribute, IntegerAttribute},
-        operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+        operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
         r#type::TypeId,
-        Location, Type, Value, ValueLike,
+        Block, BlockLike, Location, Region, RegionLike, Type, Value, ValueLike,
     },
     pass::{create_external, ExternalPass, Pass},
 };
@@ -46,6 +49,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "exp2", kind: OptionKind::Bool, default: "true", help: "Scores in base 2: scale x log2(e), exp2 for exp" },
     OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale), always, or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
+    OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
 ];
@@ -63,6 +67,7 @@ pub struct Rewrites {
     pub exp2: bool,
     pub fold_scale: Fold,
     pub reciprocal: bool,
+    pub conditional_rescale: bool,
     pub bf16_exp: bool,
 }
 
@@ -80,7 +85,7 @@ fn create(options: &PassOptions) -> Pass {
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
-    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), bf16_exp: options.bool("bf16-exp") };
+    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp") };
     let remarks = options.bool("remarks");
     create_external(
         move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || exp_softmax(op, rewrites, remarks)),
@@ -113,6 +118,10 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
         if rewrites.reciprocal {
             let count = reciprocal_normalization(kernel);
             notes.push(format!("{count} normalization(s) by reciprocal"));
+        }
+        if rewrites.conditional_rescale {
+            let count = conditional_rescales(kernel);
+            notes.push(format!("{count} rescale(s) only when the max changed"));
         }
         if rewrites.bf16_exp {
             let count = bf16_exponentials(kernel);
@@ -286,6 +295,79 @@ fn bf16_exponentials(kernel: OperationRef) -> usize {
         count += 1;
     }
     count
+}
+
+/// Each `x * widen(alpha)`, where alpha = exp(m_old - m_new) and m_new = max(m_old, ..),
+/// becomes `scf.if (min(m_old - m_new) < 0) { x * widen(alpha) } else { x }`; returns how
+/// many multiplies.
+fn conditional_rescales(kernel: OperationRef) -> usize {
+    let mut count = 0;
+    for exp in ops_named(kernel, "math.exp2").into_iter().chain(ops_named(kernel, "math.exp")) {
+        let Some(drop) = exp.operand(0).ok() else { continue };
+        let Some(subtract) = defined_by(drop, "arith.subf") else { continue };
+        let (Ok(m_old), Ok(m_new)) = (subtract.operand(0), subtract.operand(1)) else { continue };
+        if defined_by(m_new, "arith.maximumf").is_none_or(|max| max.operand(0).ok() != Some(m_old)) {
+            continue;
+        }
+        let alpha: Value = exp.result(0).expect("one result").into();
+        let widened = users(alpha).into_iter().filter_map(|(user, _)| {
+            let name = user.name().as_string_ref().as_str().unwrap_or("").to_owned();
+            let widens = matches!(name.as_str(), "vector.broadcast" | "tpu.concatenate") && user.operands().all(|operand| operand == alpha);
+            widens.then(|| user.result(0).ok()).flatten().map(Value::from)
+        });
+        let rescales: Vec<_> = std::iter::once(alpha)
+            .chain(widened)
+            .flat_map(users)
+            .filter(|(user, position)| *position == 0 && user.name().as_string_ref().as_str() == Ok("arith.mulf"))
+            .map(|(user, _)| user)
+            .collect();
+        if rescales.is_empty() {
+            continue;
+        }
+        // The ContextRef must outlive the &Context made from it.
+        let context_ref = kernel.context();
+        let context = unsafe { context_ref.to_ref() };
+        let f32_type = Type::float32(context);
+        // Right after alpha, before every rescale in its block.
+        let anchor = exp.next_in_block().expect("alpha has users after it");
+        let infinity = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0x7F800000 : f32".into())]);
+        let least = insert_before(anchor, "vector.multi_reduction", &[drop, infinity], f32_type, &[("kind", "#vector.kind<minimumf>".into()), ("reduction_dims", "array<i64: 0, 1>".into())]);
+        let zero = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.0 : f32".into())]);
+        let changed = insert_before(anchor, "arith.cmpf", &[least, zero], Type::parse(context, "i1").expect("i1"), &[("predicate", "4 : i64".into())]);
+        for multiply in rescales {
+            let rescaled = if_else(multiply, changed, multiply.operand(1).expect("two operands"));
+            replace_op(multiply, rescaled);
+        }
+        count += 1;
+    }
+    count
+}
+
+/// `scf.if (condition) { op's clone } else { otherwise }`, inserted before `op`; returns
+/// its result.
+fn if_else<'c, 'a>(op: OperationRef<'c, 'a>, condition: Value<'c, 'a>, otherwise: Value<'c, 'a>) -> Value<'c, 'a> {
+    let location = op.location();
+    let result = op.result(0).expect("one result").r#type();
+    let branch = |value: Option<Value<'c, 'a>>| {
+        let block = Block::new(&[]);
+        let yielded = match value {
+            // SAFETY: a fresh clone of a live op, owned by the block it is appended to.
+            None => block.append_operation(unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }).result(0).expect("one result").into(),
+            Some(value) => value,
+        };
+        block.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&[yielded]).build().expect("scf.yield builds"));
+        let region = Region::new();
+        region.append_block(block);
+        region
+    };
+    let choice = OperationBuilder::new("scf.if", location)
+        .add_operands(&[condition])
+        .add_results(&[result])
+        .add_regions([branch(None), branch(Some(otherwise))])
+        .build()
+        .expect("scf.if builds");
+    let choice = op.block().expect("in a block").insert_operation_before(op, choice);
+    choice.result(0).expect("one result").into()
 }
 
 /// Erases the op defining `value` if nothing uses it any more.

@@ -13,7 +13,7 @@ use half::bf16;
 use melior::ir::{
     attribute::{
         ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
-        IntegerAttribute, StringAttribute,
+        FloatAttribute, IntegerAttribute, StringAttribute,
     },
     operation::{OperationLike, OperationRef},
     BlockLike, BlockRef, Module, RegionLike, Type, TypeLike, Value, ValueLike,
@@ -90,6 +90,15 @@ fn indices(shape: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
 }
 
 /// The shape and element type of a shaped type (memref or vector).
+/// The shape and element of a vector or memref type; float scalars (not shaped) are
+/// rank-0 tensors.
+fn shaped_or_float(r#type: Type) -> Result<(Vec<i64>, Element), String> {
+    match Element::of(r#type) {
+        Ok(element) if !unsafe { mlir_sys::mlirTypeIsAShaped(r#type.to_raw()) } => Ok((Vec::new(), element)),
+        _ => shaped(r#type),
+    }
+}
+
 fn shaped(r#type: Type) -> Result<(Vec<i64>, Element), String> {
     use mlir_sys::{mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType, mlirShapedTypeGetRank, mlirTypeIsAShaped};
     let raw = r#type.to_raw();
@@ -304,6 +313,8 @@ fn tensor(state: &State, value: Value) -> Result<Tensor, String> {
 fn scalar(state: &State, value: Value) -> Result<i64, String> {
     match get(state, value)? {
         Val::Scalar(s) => Ok(s),
+        // A float scalar (a whole-vector reduction) compared into an i1.
+        Val::Vector(t) if t.shape.is_empty() && t.element == Element::Int => Ok(t.data[0] as i64),
         Val::Vector(_) => Err("expected a scalar".into()),
     }
 }
@@ -321,7 +332,7 @@ fn elementwise(state: &State, op: &OperationRef, f: impl Fn(f64, f64) -> f64) ->
     Ok(vec![match (a, b) {
         (Val::Scalar(x), Val::Scalar(y)) => Val::Scalar(f(x as f64, y as f64) as i64),
         (Val::Vector(x), Val::Vector(y)) => {
-            let (_, element) = shaped(result_type(op)?)?;
+            let (_, element) = shaped_or_float(result_type(op)?)?;
             Val::Vector(Tensor { shape: x.shape.clone(), element, data: x.data.iter().zip(&y.data).map(|(&p, &q)| element.round(f(p, q))).collect() })
         }
         _ => return Err("mixes a scalar and a vector".into()),
@@ -335,6 +346,10 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             let value = op.attribute("value").map_err(|_| "no value")?;
             if let Ok(integer) = IntegerAttribute::try_from(value) {
                 return Ok(vec![Val::Scalar(integer.value())]);
+            }
+            if let Ok(float) = FloatAttribute::try_from(value) {
+                let (shape, element) = shaped_or_float(result_type(&op)?)?;
+                return Ok(vec![Val::Vector(Tensor { shape, element, data: vec![float.value()] })]);
             }
             let splat = splat_value(value).ok_or("only scalar and splat constants")?;
             let (shape, element) = shaped(result_type(&op)?)?;
@@ -354,6 +369,20 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "arith.mulf" => elementwise(state, &op, |a, b| a * b),
         "arith.divf" => elementwise(state, &op, |a, b| a / b),
         "arith.maximumf" => elementwise(state, &op, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
+        "arith.cmpf" => {
+            // Ordered comparisons: false when either side is NaN.
+            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?).map_err(|_| "bad predicate")?.value();
+            let test: fn(f64, f64) -> bool = match predicate {
+                1 => |a, b| a == b,
+                2 => |a, b| a > b,
+                3 => |a, b| a >= b,
+                4 => |a, b| a < b,
+                5 => |a, b| a <= b,
+                6 => |a, b| a != b && !a.is_nan() && !b.is_nan(),
+                _ => return Err(format!("cmpf predicate {predicate} (only ordered comparisons)")),
+            };
+            elementwise(state, &op, move |a, b| f64::from(u8::from(test(a, b))))
+        }
         "arith.cmpi" => {
             let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?).map_err(|_| "bad predicate")?.value();
             let test = move |a: f64, b: f64| -> f64 {
@@ -497,6 +526,8 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             let dims: Vec<usize> = (0..dims.len()).map(|i| dims.element(i).map(|d| d as usize).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
             let combine: fn(f64, f64) -> f64 = if kind.contains("maximumf") {
                 |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+            } else if kind.contains("minimumf") {
+                |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
             } else if kind.contains("add") {
                 |a, b| a + b
             } else {

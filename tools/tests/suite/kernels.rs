@@ -67,6 +67,7 @@ const TRANSFORMS: &[(&str, &str, &str)] = &[
     ("exp_softmax", "", "flywheel-exp-softmax,"),
     ("exp_softmax_fold_always", "", "flywheel-exp-softmax{fold-scale=always},"),
     ("exp_softmax_bf16_exp", "", "flywheel-exp-softmax{bf16-exp=true},"),
+    ("exp_softmax_conditional_rescale", "", "flywheel-exp-softmax{conditional-rescale=true},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", ""),
     ("pipeline", "flywheel-pipeline,", ""),
