@@ -218,6 +218,8 @@ LOWER = "flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
 ABLATION = [
     ("baseline", "flywheel-tile," + LOWER),
     ("+exp-softmax", "flywheel-tile,flywheel-exp-softmax," + LOWER),
+    ("+exp-softmax, bf16-exp", "flywheel-tile,flywheel-exp-softmax{bf16-exp=true}," + LOWER),
+    ("+exp-softmax, conditional-rescale", "flywheel-tile,flywheel-exp-softmax{conditional-rescale=true}," + LOWER),
     ("+layout (row sum on MXU)", "flywheel-layout{row-sum=mxu},flywheel-tile," + LOWER),
     ("+layout transposed", "flywheel-layout{orientation=transposed},flywheel-tile," + LOWER),
     ("+pipeline", "flywheel-pipeline,flywheel-tile," + LOWER),
