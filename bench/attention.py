@@ -286,6 +286,53 @@ def attention_flops(shape):
     return flops // 2 if causal else flops
 
 
+KERNEL_NAMES = {"xla matmul (sanity)": "XLA matmul (sanity)", "pallas flash attention": "Pallas flash attention",
+                "xla jnp attention": "XLA jnp attention", "flywheel": "**FlyWheel**", "tokamax splash": "tokamax Splash",
+                "jax splash static": "jax Splash, static", "jax splash static tuned": "jax Splash, static, tuned"}
+
+
+def shape_name(shape):
+    """mha8_s2048 -> MHA 8, 2048; causal_gqa32_8_s8192_d256 -> causal GQA 32/8, 8192, d256."""
+    known = {x[0]: x for group in SHAPES.values() for x in group}
+    if shape not in known:
+        return shape.replace(" bf16", "")
+    _, _, hq, hkv, s, d, causal = known[shape]
+    heads = f"MHA {hq}" if hq == hkv else f"GQA {hq}/{hkv}"
+    return f"{'causal ' if causal else ''}{heads}, {s}" + (f", d{d}" if d != 128 else "")
+
+
+def markdown(targets):
+    """The README's tables, from bench/results.json and bench/ablation.json."""
+    number = lambda value: f"{value:,}" if value else "—"
+    percent = lambda value: f"{value:.1%}" if value else ""
+    ratio = lambda value: f"{value:.2f}x" if value else "—"
+    rows = json.loads((ROOT / "bench" / "results.json").read_text())
+    header = " | ".join(f"{t} cycles | {t} eff." for t in targets)
+    print(f"| kernel | config | shape | {header} | FlyWheel speed-up {' / '.join(targets)} |")
+    print("| --- | --- | --- |" + " ---: |" * (2 * len(targets) + 1))
+    for kernel, shape in dict.fromkeys((r["kernel"], r["shape"]) for r in rows):
+        by_target = {r["target"]: r for r in rows if (r["kernel"], r["shape"]) == (kernel, shape)}
+        present = [by_target.get(t) for t in targets]
+        configs = {t: r["config"] for t, r in zip(targets, present) if r and r["config"]}
+        config = next(iter(configs.values()), "") if len(set(configs.values())) <= 1 else "; ".join(f"{t} {c}" for t, c in configs.items())
+        cells = " | ".join(f"{number(r and r['cycles'])} | {percent(r and r['efficiency'])}" for r in present)
+        speedups = [r and r.get("flywheel_speedup") for r in present]
+        speedup = "" if kernel == "flywheel" or "sanity" in kernel else " / ".join(ratio(x) for x in speedups)
+        print(f"| {KERNEL_NAMES.get(kernel, kernel)} | {config} | {shape_name(shape)} | {cells} | {speedup} |")
+    ablation_path = ROOT / "bench" / "ablation.json"
+    if not ablation_path.exists():
+        return
+    table = json.loads(ablation_path.read_text())
+    header = " | ".join(f"{t} cycles | {t} eff. | vs baseline | vs best anchor" for t in targets)
+    print(f"\n| transform | shape | {header} |")
+    print("| --- | --- |" + " ---: |" * (4 * len(targets)))
+    for variant, shape in dict.fromkeys((r["variant"], r["shape"]) for r in table):
+        by_target = {r["target"]: r for r in table if (r["variant"], r["shape"]) == (variant, shape)}
+        cells = " | ".join(f"{number(r and r['cycles'])} | {percent(r and r['efficiency'])} | {ratio(r and r['vs_baseline'])} | "
+                           f"{ratio(r and r['vs_best_anchor'])}" for r in (by_target.get(t) for t in targets))
+        print(f"| {variant} | {shape_name(shape)} | {cells} |")
+
+
 def chart(rows, path):
     """Grouped bars: static cycles (log scale) of each kernel, per shape and target."""
     import matplotlib
@@ -317,8 +364,13 @@ def main():
                         help="Also compile each FlyWheel transform alone and together at these shapes (bench/ablation.json)")
     parser.add_argument("--only", help="Comma-separated names of --shapes' shapes to run; bench/results.json keeps its "
                         "rows of the shapes and targets not run")
+    parser.add_argument("--markdown", action="store_true",
+                        help="Print the README's tables from bench/results.json and bench/ablation.json; compile nothing")
     arguments = parser.parse_args()
     targets = arguments.targets.split(",")
+    if arguments.markdown:
+        markdown(targets)
+        return
     shapes = SHAPES[arguments.shapes]
     if arguments.only:
         names = arguments.only.split(",")
