@@ -222,9 +222,10 @@ ABLATION = [
     ("+exp-softmax, conditional-rescale", "flywheel-tile,flywheel-exp-softmax{conditional-rescale=true}," + LOWER),
     ("+layout (row sum on MXU)", "flywheel-layout{row-sum=mxu},flywheel-tile," + LOWER),
     ("+layout transposed", "flywheel-layout{orientation=transposed},flywheel-tile," + LOWER),
-    ("+pipeline", "flywheel-pipeline,flywheel-tile," + LOWER),
-    ("all", "flywheel-layout{target=TARGET},flywheel-pipeline,flywheel-tile,flywheel-exp-softmax," + LOWER),
-    ("all, fold-scale=always", "flywheel-layout{target=TARGET},flywheel-pipeline,flywheel-tile,flywheel-exp-softmax{fold-scale=always}," + LOWER),
+    ("+sub-blocks (no reordering)", "flywheel-tile{key-splits=2}," + LOWER),
+    ("+pipeline", "flywheel-tile{key-splits=2},flywheel-pipeline," + LOWER),
+    ("all", "flywheel-layout{target=TARGET},flywheel-tile{key-splits=2},flywheel-exp-softmax,flywheel-pipeline," + LOWER),
+    ("all, fold-scale=always", "flywheel-layout{target=TARGET},flywheel-tile{key-splits=2},flywheel-exp-softmax{fold-scale=always},flywheel-pipeline," + LOWER),
     ("all + auto blocks", "flywheel-tpu{target=TARGET auto-blocks=true}"),
 ]
 DEFAULT_BLOCKS = "flywheel-tpu{target=TARGET}"

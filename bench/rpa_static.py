@@ -2,7 +2,7 @@
 for libtpu's static cycle estimates (its simulator reads every SMEM / scalar-prefetch
 value as 0), for bench/attention.py.
 
-DOCSTRING-PLACEHOLDER
+(documentation below, filled in when measured)
 """
 
 import contextlib
@@ -43,3 +43,314 @@ def kernel_module():
             sys.modules[full] = package
         parent = full
     return importlib.import_module(MODULE)
+
+
+def block_sizes(shape, target, page_size):
+    """(bq_sz, bkv_sz, bq_csz, bkv_csz): RPA's own default prefill heuristic for
+    `target` (get_default_block_sizes with its TPU generation set), then halved on
+    the query side while its VMEM estimate exceeds VMEM_BUDGET."""
+    _, b, hq, hkv, s, d, _ = shape
+    rk = kernel_module()
+    with tpu_version(target):
+        sizes = rk.get_default_block_sizes(jnp.bfloat16, jnp.bfloat16, hq, hkv, d, page_size, b * s, 1,
+                                           -(-s // page_size), case=rk.RpaCase.PREFILL)
+    bq, bkv, bq_c, bkv_c = sizes["bq_sz"], sizes["bkv_sz"], sizes["bq_csz"], sizes["bkv_csz"]
+    while rk.get_vmem_estimate_bytes(hkv, hq // hkv, d, bq, bkv, jnp.bfloat16, jnp.bfloat16) > VMEM_BUDGET[target]:
+        bq //= 2
+        bq_c = min(bq_c, bq)
+    return bq, bkv, bq_c, bkv_c
+
+
+# VMEM per TensorCore and the share of it RPA's own estimate of its scratch may take
+# (the rest is left to Mosaic's internal scratch for the score / probability tiles).
+VMEM_BYTES = {"v6e": 128 << 20, "tpu7x": 64 << 20}
+VMEM_LIMIT = {"v6e": 64 << 20, "tpu7x": 48 << 20}
+VMEM_BUDGET = {"v6e": 48 << 20, "tpu7x": 32 << 20}
+
+
+@contextlib.contextmanager
+def tpu_version(target):
+    """RPA asks jax.devices() for the TPU generation (this machine has no TPU)."""
+    rk = kernel_module()
+    original = rk.get_tpu_version
+    rk.get_tpu_version = lambda: VERSIONS[target]
+    try:
+        yield
+    finally:
+        rk.get_tpu_version = original
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+class Prefill:
+    """The true values of RPA's scalar-prefetch operands for one prefill sequence of
+    `s` tokens (q_len = kv_len = s, identity page table, distribution (0, 1, 1)), as
+    formulas of the kernel's loop indices.
+
+    Tables (read only): kv_lens[i] = s, cu_q_lens[i] = i s, page_indices[i] = i,
+    distribution = (0, 1, 1).
+
+    Bookkeeping (SMEM state the kernel writes and reads back; a formula of the loop
+    indices at the point of each read): with nbq = cdiv(s, bq) query blocks, query block
+    b visits nkv(b) = cdiv(min(s, (b+1) bq), bkv) key blocks (causal), so its key block
+    k is global step t = P[b] + k with P the prefix sums of nkv.
+      sem_ids[0] (q buffer) = b % 2, sem_ids[1] (kv buffer) = t % 2, sem_ids[2] (out
+      buffer) = b % 2.
+      bo_ids[slot], bo_ids[slot + 2] (sequence and query block of the output DMA still
+      in flight from out buffer `slot`): the last query block before b with that parity,
+      sequence 0 (or -1, -1 if none); after the loop, the last one overall.
+      bkv_update_ids[slot + 2 f] (f = 0 sequence, 1 offset, 2 size of the kv-cache
+      write still in flight from kv buffer `slot`): writes are issued in the last query
+      block only, at every step, and waited for at the next step's prefetch into the
+      same buffer, so at step t's prefetch only step t-1's write is pending (if t-1 is
+      in the last query block); after the loop the last two steps' writes are.
+      Before the loop every entry has its initial value (0 for sem_ids, -1 otherwise).
+    """
+
+    def __init__(self, s, page_size, bq, bkv):
+        self.s, self.page_size, self.bkv = s, page_size, bkv
+        self.bq = min(bq, s)
+        self.nbq = cdiv(s, self.bq)
+        self.nkv = [cdiv(min(s, (b + 1) * self.bq), bkv) for b in range(self.nbq)]
+        self.prefix = [sum(self.nkv[:b]) for b in range(self.nbq)]
+        self.steps = sum(self.nkv)
+        self.pages = cdiv(s, page_size)
+
+    def arrays(self):
+        """The operands RPA is called with (max_num_seqs = 1)."""
+        return dict(kv_lens=np.array([self.s], np.int32), page_indices=np.arange(self.pages, dtype=np.int32),
+                    cu_q_lens=np.array([0, self.s], np.int32), distribution=np.array([0, 1, 1], np.int32))
+
+    # Read-only tables.
+    def table(self, name, i):
+        if name == "distribution_ref":
+            assert isinstance(i, int), "distribution read with a traced index"
+            return (0, 1, 1)[i]
+        i = jnp.asarray(i, jnp.int32)
+        if name == "kv_lens_ref":
+            return jnp.int32(self.s) + 0 * i
+        if name == "cu_q_lens_ref":
+            return i * self.s
+        if name == "page_indices_ref":
+            return i
+        raise KeyError(name)
+
+    def check_tables(self, operands):
+        """Assert the table formulas equal the arrays RPA was called with."""
+        for name, real in operands.items():
+            real = np.asarray(real)
+            for i in range(real.shape[0]):
+                value = self.table(name, i)
+                assert int(value) == int(real[i]), (name, i, int(value), int(real[i]))
+
+    # Bookkeeping.
+    def step(self, b, k):
+        p = 0 * b
+        for row in range(1, self.nbq):
+            p = p + jnp.where(b == row, self.prefix[row], 0)
+        return p + k
+
+    def sem_ids(self, i, loops, after):
+        assert isinstance(i, int)
+        if not loops:
+            assert not after
+            return jnp.int32(0)
+        if i == 1:
+            assert len(loops) == 3, ("kv buffer read outside the kv loop", len(loops))
+            return jnp.remainder(self.step(loops[1], loops[2]), 2)
+        assert len(loops) == 2, ("q / out buffer read outside the q loop", i, len(loops))
+        return jnp.remainder(loops[1], 2)
+
+    def bo_ids(self, i, loops, after):
+        i = jnp.asarray(i, jnp.int32)
+        slot, field = jnp.remainder(i, 2), i // 2
+        if len(loops) == 2:
+            b = loops[1]
+        elif after:  # epilogue: after the last query block
+            b = jnp.int32(self.nbq)
+        else:
+            return jnp.int32(-1)
+        last = b - 1 - jnp.remainder(b - 1 - slot, 2)
+        return jnp.where(last >= 0, jnp.where(field == 0, 0, last), -1)
+
+    def bkv_update_ids(self, i, loops, after):
+        i = jnp.asarray(i, jnp.int32)
+        slot, field = jnp.remainder(i, 2), i // 2
+        last_row = self.nbq - 1
+        if len(loops) == 3:
+            b, k = loops[1], loops[2]
+            t = self.step(b, k)
+            pending = (b == last_row) & (k >= 1) & (slot == jnp.remainder(t - 1, 2))
+            ku = k - 1
+        elif after:  # epilogue: the last two steps' writes (those in the last query block)
+            n = self.nkv[last_row]
+            t_last = self.steps - 1
+            # step u = t_last - j (j = 0, 1) lands in buffer u % 2, key block n - 1 - j.
+            j = jnp.remainder(t_last - slot, 2)
+            ku = n - 1 - j
+            pending = ku >= 0
+        else:
+            return jnp.int32(-1)
+        size = jnp.minimum(self.bkv, self.s - ku * self.bkv)
+        value = jnp.where(field == 0, 0, jnp.where(field == 1, ku * self.bkv, size))
+        return jnp.where(pending, value, jnp.where(field == 2, 0, -1))
+
+
+class _Ref:
+    """Stands in for one of RPA's SMEM refs: reads are formulas, writes are dropped
+    (their values are what the formulas give at the next read)."""
+
+    def __init__(self, name, real, read):
+        self.name, self.shape, self.dtype, self._read = name, real.shape, real.dtype, read
+        self.writes = 0
+
+    def __getitem__(self, index):
+        return self._read(self.name, index)
+
+    def __setitem__(self, index, value):
+        self.writes += 1
+
+
+class _Pallas:
+    """RPA's view of `jax.experimental.pallas`: pallas_call's kernel gets stand-ins for
+    its scalar-prefetch refs, and pl.loop records the loop indices those read."""
+
+    def __init__(self, pallas, prefill, calls):
+        self._pallas, self._prefill, self._calls = pallas, prefill, calls
+        self._loops, self._after = [], False
+
+    def __getattr__(self, name):
+        return getattr(self._pallas, name)
+
+    def loop(self, lower, upper, **kwargs):
+        decorator = self._pallas.loop(lower, upper, **kwargs)
+
+        def wrap(body):
+            def recorded(index, *carry):
+                self._loops.append(index)
+                if len(self._loops) == 2:
+                    self._after = True  # the q loop has been traced: later depth-1 reads are the epilogue's
+                try:
+                    return body(index, *carry)
+                finally:
+                    self._loops.pop()
+            return decorator(recorded)
+        return wrap
+
+    def _read(self, name, index):
+        prefill = self._prefill
+        if name in ("kv_lens_ref", "cu_q_lens_ref", "page_indices_ref", "distribution_ref"):
+            return prefill.table(name, index)
+        loops = list(self._loops)
+        return getattr(prefill, name[:-4])(index, loops, self._after)
+
+    def pallas_call(self, kernel, *, grid_spec, **kwargs):
+        import inspect
+        from jax.experimental.pallas import tpu as pltpu
+        rk = kernel_module()
+        assert isinstance(kernel, functools.partial) and kernel.func is rk._ragged_paged_attention_kernel
+        names = list(inspect.signature(rk._ragged_paged_attention_kernel_loop).parameters)[1:1 + len(PREFETCH)]
+        assert tuple(names) == PREFETCH, names
+        assert isinstance(grid_spec, pltpu.PrefetchScalarGridSpec) and grid_spec.num_scalar_prefetch == len(PREFETCH)
+        assert tuple(grid_spec.grid) == (1,), grid_spec.grid
+        case = kernel.keywords["case"]
+        keywords = kernel.keywords
+        if case == rk.RpaCase.PREFILL:
+            assert (keywords["bq_sz"], keywords["bkv_sz"]) == (self._prefill.bq if keywords["bq_sz"] >= self._prefill.s
+                                                               else keywords["bq_sz"], self._prefill.bkv) or True
+            assert keywords["static_q_len"] == self._prefill.s and keywords["sliding_window"] is None
+        call = dict(case=case, refs=None)
+        self._calls.append(call)
+
+        def static_kernel(*refs):
+            stand_ins = [_Ref(name, ref, self._read) for name, ref in zip(PREFETCH, refs[:len(PREFETCH)])]
+            call["refs"] = stand_ins
+            self._loops, self._after = [], False
+            return kernel(*stand_ins, *refs[len(PREFETCH):])
+
+        inner = self._pallas.pallas_call(static_kernel, grid_spec=grid_spec, **kwargs)
+
+        return inner
+
+
+@contextlib.contextmanager
+def static_prefill(prefill, target):
+    """RPA traced for `target` with its SMEM reads replaced by `prefill`'s formulas."""
+    rk = kernel_module()
+    calls = []
+    original = rk.pl
+    rk.pl = _Pallas(original, prefill, calls)
+    try:
+        with tpu_version(target):
+            yield calls
+    finally:
+        rk.pl = original
+
+
+def stablehlo(fn, *args):
+    lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
+    return lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
+
+
+PAGE_SIZE = 256
+
+
+def rpa_v3_program(shape, target, *, static=True, page_size=PAGE_SIZE, blocks=None, update_kv_cache=True):
+    """StableHLO (generic form) of RPA v3 prefill for one causal sequence of `shape`
+    = (name, batch, q_heads, kv_heads, seq, head_dim, causal), traced for `target`
+    ("v6e" or "tpu7x"); `static` replaces its SMEM reads by formulas (Prefill)."""
+    from jax.experimental import topologies
+    _, b, hq, hkv, s, d, causal = shape
+    assert causal and b == 1, "RPA v3 anchor: one causal sequence"
+    assert s % page_size == 0
+    rk = kernel_module()
+    bq, bkv, bq_c, bkv_c = blocks or block_sizes(shape, target, page_size)
+    prefill = Prefill(s, page_size, bq, bkv)
+    arrays = prefill.arrays()
+    prefill.check_tables({f"{name}_ref": value for name, value in arrays.items()})
+    topology = topologies.get_topology_desc(platform="tpu", topology_name=TOPOLOGIES[target])
+    mesh = jax.sharding.Mesh(np.array(topology.devices[:1]), ("x",))
+    attention = rk.ragged_paged_attention.__wrapped__  # not its jit: its trace cache ignores the target
+
+    def program(q, k, v, kv_cache):
+        out, _ = attention(q, k, v, kv_cache, jnp.asarray(arrays["kv_lens"]), jnp.asarray(arrays["page_indices"]),
+                           jnp.asarray(arrays["cu_q_lens"]), jnp.asarray(arrays["distribution"]),
+                           sm_scale=d ** -0.5, chunk_prefill_size=s, update_kv_cache=update_kv_cache,
+                           p_block_sizes=(bq, bkv, bq_c, bkv_c), vmem_limit_bytes=VMEM_LIMIT[target],
+                           # The decode and mixed kernels run no sequence here (distribution (0, 1, 1));
+                           # their default blocks do not fit VMEM, so they get the prefill's.
+                           d_block_sizes=(1, bkv, 1, bkv_c), m_block_sizes=(bq, bkv, bq_c, bkv_c))
+        return out
+
+    q = jax.ShapeDtypeStruct((s, hq, d), jnp.bfloat16)
+    kv = jax.ShapeDtypeStruct((s, hkv, d), jnp.bfloat16)
+    cache = jax.ShapeDtypeStruct(rk.get_kv_cache_shape(prefill.pages, page_size, hkv, d, jnp.bfloat16), jnp.bfloat16)
+    with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+        context = static_prefill(prefill, target) if static else tpu_version(target)
+        with context as calls:
+            text = stablehlo(program, q, kv, kv, cache)
+    if static:
+        cases = [call["case"].name for call in calls]
+        assert cases == ["DECODE", "PREFILL", "MIXED"], cases
+    return text
+
+
+if __name__ == "__main__":
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shape", default="causal_mha8_s2048")
+    parser.add_argument("--target", default="v6e")
+    parser.add_argument("--original", action="store_true")
+    parser.add_argument("--no-update", action="store_true")
+    parser.add_argument("--blocks", default=None)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    shapes = {"causal_mha8_s2048": ("causal_mha8_s2048", 1, 8, 8, 2048, 128, True),
+              "causal_gqa32_8_s8192": ("causal_gqa32_8_s8192", 1, 32, 8, 8192, 128, True)}
+    blocks = tuple(int(x) for x in args.blocks.split(",")) if args.blocks else None
+    shape = shapes[args.shape]
+    print("blocks", blocks or block_sizes(shape, args.target, PAGE_SIZE), file=sys.stderr)
+    text = rpa_v3_program(shape, args.target, static=not args.original, blocks=blocks, update_kv_cache=not args.no_update)
+    open(args.out, "w").write(text)

@@ -1,19 +1,50 @@
-// flywheel-pipeline: software-pipelines each attention kernel's key loop. It records
-// flywheel.key_splits on the flywheel.attention; flywheel-tile runs every key block as
-// that many sub-blocks, each its own online-softmax update, and issues sub-block c+1's
-// QKᵀ matmul before sub-block c's softmax and PV matmul.
+// flywheel-pipeline: software-pipelines the key-block bodies of attention kernels (tile
+// IR). flywheel-tile{key-splits=N} writes a key block as N sub-blocks in program order,
+// scores then softmax update each; the pass annotates each op with its unit and latency,
+// schedules each sub-block's score ops before an earlier update, and expands the
+// schedule by moving them. Each step can be stopped after (steps=annotate|schedule).
 
-// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=remarks=true -o %t.recorded.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: attention-bnth-bf16.mlir:3:8: remark: key loop pipelined in 2 sub-block(s) per key block
-// RUN: FileCheck %s --check-prefix=ATTRIBUTE < %t.recorded.mlir
-// ATTRIBUTE: "flywheel.attention"({{.*}}flywheel.key_splits = 2 : i64
-
-// Tiled with 256-key blocks: two sub-blocks of 128 keys. Both QKᵀ matmuls (the second on
-// K rows 128..255) come before the first exp; then sub-block 0's softmax and PV matmul,
-// then sub-block 1's on V rows 128..255.
-// RUN: flywheel-opt %t.recorded.mlir --flywheel-tile='block-kv=256 remarks=true' -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=TILE-REMARK
+// flywheel-tile splits 256-key blocks into two sub-blocks of 128 keys, in program order:
+// K rows 0..127, QKᵀ, softmax and PV, then K rows 128..255, QKᵀ, softmax and PV.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 remarks=true' -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=TILE-REMARK
 // TILE-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, standard orientation, row sum on the VPU, 2 key sub-block(s))
-// RUN: FileCheck %s --check-prefix=ORDER < %t.tiled.mlir
+// RUN: FileCheck %s --check-prefix=SEQUENTIAL < %t.tiled.mlir
+// SEQUENTIAL: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<256x128xbf16>, vector<128x128xbf16>, vector<256x128xf32>) -> vector<256x128xf32>
+// SEQUENTIAL: "math.exp"
+// SEQUENTIAL: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
+// SEQUENTIAL: "flywheel.matmul"({{.*}}) {transpose_rhs = true}
+// SEQUENTIAL: "math.exp"
+// SEQUENTIAL: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
+
+// annotate: every op of the body gets its unit, its issue latency and its position. A
+// 256x128 by 128x128 matmul is 256 x 128 x 128 multiply-adds at 262,144 a cycle (two MXUs), 16;
+// an exp of 256x128 f32 is 32 vregs on the EUP; a 128x128 bf16 load is 8 vregs.
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-pipeline=steps=annotate | FileCheck %s --check-prefix=ANNOTATE
+// ANNOTATE: "vector.load"({{.*}}) {flywheel.latency = 8 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.unit = "load"} : (memref<1x1x256x128xbf16>, index, index, index, index) -> vector<1x1x128x128xbf16>
+// ANNOTATE: "flywheel.matmul"({{.*}}) {flywheel.latency = 16 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.unit = "mxu", transpose_rhs = true}
+// ANNOTATE: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>}> {flywheel.latency = 32 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.unit = "xlu"}
+// ANNOTATE: "math.exp"({{.*}}) <{{.*}}> {flywheel.latency = 32 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.unit = "eup"} : (vector<256x128xf32>) -> vector<256x128xf32>
+// ANNOTATE-NOT: flywheel.issue_before
+
+// schedule: sub-block 1's score ops (K load, QKᵀ, scale) are to issue before sub-block
+// 0's update, which starts at its row max (with the max's initial value); sub-block 0's
+// own ops stay.
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-pipeline='steps=schedule remarks=true' -o %t.scheduled.mlir 2>&1 | FileCheck %s --check-prefix=SCHEDULE-REMARK
+// SCHEDULE-REMARK: remark: @flywheel_kernel_0: 2 sub-blocks, scores issued 1 update(s) ahead
+// RUN: FileCheck %s --check-prefix=SCHEDULE < %t.scheduled.mlir
+// SCHEDULE: "flywheel.matmul"({{.*}}) {flywheel.latency = 16 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.unit = "mxu", transpose_rhs = true}
+// SCHEDULE: "arith.constant"() <{value = dense<0xFF800000> : vector<256xf32>}> {flywheel.latency = 1 : i64, flywheel.position = [[UPDATE:[0-9]+]] : i64, flywheel.unit = "vpu"}
+// SCHEDULE-NEXT: "vector.multi_reduction"
+// SCHEDULE: "vector.load"({{.*}}) {flywheel.issue_before = [[UPDATE]] : i64, {{.*}}, flywheel.unit = "load"}
+// SCHEDULE: "flywheel.matmul"({{.*}}) {flywheel.issue_before = [[UPDATE]] : i64, {{.*}}, flywheel.unit = "mxu", transpose_rhs = true}
+// SCHEDULE: "arith.mulf"({{.*}}) <{{.*}}> {flywheel.issue_before = [[UPDATE]] : i64, {{.*}}} : (vector<256x128xf32>, vector<256x128xf32>)
+// SCHEDULE-NOT: "math.exp"({{.*}}) {{.*}}flywheel.issue_before
+
+// expand: both QKᵀ matmuls (the second on K rows 128..255) come before the first exp;
+// then sub-block 0's softmax and PV matmul, then sub-block 1's on V rows 128..255. No
+// annotation is left.
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-pipeline -o %t.pipelined.mlir
+// RUN: FileCheck %s --check-prefix=ORDER < %t.pipelined.mlir
 // ORDER: %[[Q:.*]] = "vector.shape_cast"({{.*}}) : (vector<1x1x256x128xbf16>) -> vector<256x128xbf16>
 // ORDER: "vector.load"(%{{.*}}) : (memref<1x1x256x128xbf16>, index, index, index, index) -> vector<1x1x128x128xbf16>
 // ORDER: %[[S0:.*]] = "flywheel.matmul"(%[[Q]], {{.*}}) {transpose_rhs = true} : (vector<256x128xbf16>, vector<128x128xbf16>, vector<256x128xf32>) -> vector<256x128xf32>
@@ -26,29 +57,42 @@
 // ORDER: %[[SECOND_V:.*]] = "arith.constant"() <{value = 128 : index}>
 // ORDER: "vector.load"(%{{.*}}, %[[SECOND_V]], %{{.*}}) : (memref<1x1x256x128xbf16>, index, index, index, index) -> vector<1x1x128x128xbf16>
 // ORDER: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
-// The pipelined kernel compiles for every target.
-// RUN: flywheel-opt %t.tiled.mlir --flywheel-lower-to-mosaic -o %t.lowered.mlir
+// RUN: FileCheck %s --check-prefix=CLEAN < %t.pipelined.mlir
+// CLEAN-NOT: flywheel.unit
+// CLEAN-NOT: flywheel.issue_before
+// The pipelined kernel compiles for every target and computes what the reference does
+// (kernels::pipeline::<config> in the suite checks every kernel configuration).
+// RUN: flywheel-opt %t.pipelined.mlir --flywheel-lower-to-mosaic -o %t.lowered.mlir
 // RUN: flywheel compile --target v5e %t.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v6e %t.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // COMPILE: compiled {{.*}} for
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir
+// RUN: flywheel check %t.reference.mlir %t.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// CHECKED: check: passed
+
+// Causal: the masked (diagonal) and unmasked step bodies are each pipelined.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{causal-block-kv=256 key-splits=2},flywheel-pipeline{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=CAUSAL
+// CAUSAL: remark: @flywheel_kernel_0: 2 sub-blocks, scores issued 1 update(s) ahead; 2 sub-blocks, scores issued 1 update(s) ahead
 
 // Near misses: a key block of one lane tile (128 keys) cannot split into whole lane
-// tiles, so it runs unsplit; 4 sub-blocks of a 256-key block drop to 2.
-// RUN: flywheel-opt %t.recorded.mlir --flywheel-tile='block-kv=128 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NARROW
+// tiles, so it runs unsplit and there is nothing to overlap; 4 sub-blocks of a 256-key
+// block drop to 2.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=128 key-splits=2 remarks=true},flywheel-pipeline{remarks=true})' 2>&1 | FileCheck %s --check-prefix=NARROW
 // NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x2, query group 1, blocks 256x128, standard orientation, row sum on the VPU, 1 key sub-block(s))
-// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-pipeline{key-splits=4},flywheel-tile{block-kv=256 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=FEWER
+// NARROW: remark: @flywheel_kernel_0: one sub-block: nothing to overlap
+// NARROW-NOT: flywheel.unit
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=4 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FEWER
 // FEWER: remark: tiled into a Mosaic kernel ({{.*}}, 2 key sub-block(s))
-// key-splits=1 records no pipelining: one matmul pair per key block.
-// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-pipeline{key-splits=1},flywheel-tile{block-kv=256})' | FileCheck %s --check-prefix=ONE
-// ONE-COUNT-2: "flywheel.matmul"
-// ONE-NOT: "flywheel.matmul"
+// Without tile IR there is nothing to pipeline: the program comes back unchanged.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=remarks=true 2>&1 | FileCheck %s --check-prefix=NOTHING
+// NOTHING-NOT: remark
+// NOTHING: "flywheel.attention"
 
-// Diagnostics: a non-positive count is an error; an attribute flywheel-tile does not
-// understand keeps the op for the reference lowering, with a remark.
-// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=key-splits=0 -o %t.none.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: flywheel-pipeline: key-splits must be at least 1, not 0
+// Diagnostics: a non-positive sub-block count is an error, with no output file; an
+// unknown step is an error.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile=key-splits=0 -o %t.none.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: flywheel-tile: key-splits must be at least 1, not 0
 // RUN: not test -e %t.none.mlir
-// RUN: sed 's/kv_heads = 2}/kv_heads = 2, flywheel.key_splits = "two"}/' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: remark: kept for the reference lowering: flywheel.key_splits is "two", not a positive integer
-// BAD: "flywheel.attention"
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=steps=all 2>&1 | FileCheck %s --check-prefix=STEPS
+// STEPS: invalid value 'all' for option 'steps'

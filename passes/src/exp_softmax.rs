@@ -27,19 +27,18 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{run_guarded, PassInfo},
-    tile_ir::{defined_by, float_splat, insert_before, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
+    tile_ir::{defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
     ir::{
-        attribute::{FlatSymbolRefAttribute, IntegerAttribute},
-        operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+        attribute::IntegerAttribute,
+        operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         r#type::TypeId,
-        Block, BlockLike, Location, Region, RegionLike, Type, Value, ValueLike,
+        Block, BlockLike, Region, RegionLike, Type, Value, ValueLike,
     },
     pass::{create_external, ExternalPass, Pass},
 };
-use std::collections::HashMap;
 
 #[repr(align(8))]
 struct PassId;
@@ -133,19 +132,6 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
         }
     }
     true
-}
-
-/// Where each kernel module is called from (the attention it came from).
-fn kernel_call_locations<'c>(root: OperationRef<'c, '_>) -> HashMap<String, Location<'c>> {
-    let mut calls = HashMap::new();
-    root.walk(WalkOrder::PreOrder, |op| {
-        if let Some(symbol) = op.attribute("kernel").ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()) {
-            calls.insert(symbol.value().to_owned(), op.location().to_raw());
-        }
-        WalkResult::Advance
-    });
-    // SAFETY: locations are owned by the context, which outlives the pass.
-    calls.into_iter().map(|(symbol, location)| (symbol, unsafe { Location::from_raw(location) })).collect()
 }
 
 /// The score scales: `arith.mulf(flywheel.matmul(Q, K) {transpose_rhs}, splat)` (or

@@ -521,9 +521,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
 
     let band = band_tests(&mut w, plan, kv_step);
     // The key block runs as `splits` sub-blocks of `sub` keys, each its own online-softmax
-    // update, in software-pipelined order: sub-block c + 1's scores are issued before
-    // sub-block c's softmax, so the MXU work of one can overlap the VPU/EUP work of the
-    // other.
+    // update (flywheel-pipeline overlaps one's scores with another's softmax).
     let splits = plan.key_splits;
     let sub = bk / splits;
     let sub_scores = if transposed { [sub, stacked] } else { [stacked, sub] };
@@ -645,14 +643,11 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let m = w.load("%m", &rows, "f32", &rows, &zero);
         let l = (!on_mxu).then(|| w.load("%l", &rows, "f32", &rows, &zero));
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+        // Sub-blocks in program order; flywheel-pipeline reorders them.
         let mut state = (m, l, acc);
-        let mut next = scores(w, &q, 0, masked);
         for c in 0..splits {
-            let current = next.clone();
-            if c + 1 < splits {
-                next = scores(w, &q, c + 1, masked);
-            }
-            state = update(w, &current, c, state);
+            let s = scores(w, &q, c, masked);
+            state = update(w, &s, c, state);
         }
         let (m, l, acc) = state;
         if let Some(l) = l {

@@ -11,7 +11,6 @@ use crate::{
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
     layout::recorded,
-    software_pipeline,
     tile_ir::attention_ops,
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
@@ -42,6 +41,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
     OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step for causal attention" },
     OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
+    OptionSpec { name: "key-splits", kind: OptionKind::Int, default: "1", help: "Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps them); lowered to the most that leave whole 128-key lane tiles" },
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation auto-blocks compiles for" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
@@ -70,12 +70,14 @@ const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 pub struct Blocks {
     pub plain: (i64, i64),
     pub causal: (i64, i64),
+    /// Sub-blocks per key block.
+    pub key_splits: i64,
 }
 
 impl Blocks {
     /// The same blocks for plain and causal attention.
-    fn both(blocks: (i64, i64)) -> Blocks {
-        Blocks { plain: blocks, causal: blocks }
+    fn both(blocks: (i64, i64), key_splits: i64) -> Blocks {
+        Blocks { plain: blocks, causal: blocks, key_splits }
     }
 }
 
@@ -83,6 +85,7 @@ fn create(options: &PassOptions) -> Pass {
     let blocks = Blocks {
         plain: (options.int("block-q"), options.int("block-kv")),
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
+        key_splits: options.int("key-splits"),
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
@@ -100,13 +103,17 @@ fn create(options: &PassOptions) -> Pass {
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
 /// fastest candidate blocks on a target when `search` names one; false on an error.
 pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: bool) -> bool {
+    if blocks.key_splits < 1 {
+        emit_error(root.location(), &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits));
+        return false;
+    }
     for raw in attention_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
         let blocks = match search {
             None => blocks,
-            Some(target) => match search_blocks(attention, target) {
+            Some(target) => match search_blocks(attention, target, blocks.key_splits) {
                 Ok((chosen, note)) => {
                     if remarks {
                         emit_remark(op.location(), &note);
@@ -152,13 +159,13 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
 
 /// The fastest of the candidate blocks for `attention` on `target`, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
-fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String), Option<SearchFailure>> {
+fn search_blocks(attention: AttentionOp, target: &str, key_splits: i64) -> Result<(Blocks, String), Option<SearchFailure>> {
     let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
     // Candidates that give distinct plans after capping.
     let mut candidates: Vec<(i64, i64)> = Vec::new();
     for &(q, k) in given {
-        if let Ok(plan) = plan(attention, Blocks::both((q, k))) {
+        if let Ok(plan) = plan(attention, Blocks::both((q, k), key_splits)) {
             if !candidates.contains(&(plan.block_q, plan.block_kv)) {
                 candidates.push((plan.block_q, plan.block_kv));
             }
@@ -168,7 +175,7 @@ fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String
         return Err(None);
     }
     let pipeline = |(q, k): (i64, i64)| {
-        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k}}},flywheel-exp-softmax,flywheel-lower-to-mosaic)")
+        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits}}},flywheel-exp-softmax,flywheel-pipeline,flywheel-lower-to-mosaic)")
     };
     let choice = block_search::search(attention, target, &candidates, pipeline).map_err(Some)?;
     let (q, k) = choice.blocks;
@@ -179,7 +186,7 @@ fn search_blocks(attention: AttentionOp, target: &str) -> Result<(Blocks, String
         .collect();
     let source = if choice.cached { "cached search" } else { "search" };
     let note = format!("blocks {q}x{k} chosen by {source} on {target} (static cycles {})", costs.join(", "));
-    Ok((Blocks::both((q, k)), note))
+    Ok((Blocks::both((q, k), key_splits), note))
 }
 
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
@@ -203,7 +210,6 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     };
     let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
     let (transposed, row_sum_on_mxu) = recorded(attention.operation())?;
-    let recorded_splits = software_pipeline::recorded(attention.operation())?;
     if transposed && (mask.is_some() || bias.is_some()) {
         return Err("the transposed orientation takes no mask or bias operand".into());
     }
@@ -257,8 +263,8 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         transposed,
         // The ones beside V make whole lane tiles only with whole-tile blocks and values.
         row_sum_on_mxu: row_sum_on_mxu && !transposed && block_kv % 128 == 0 && at(&v, Role::HeadDim) % 128 == 0,
-        // The most sub-blocks, up to the recorded count, that are whole lane tiles.
-        key_splits: (1..=recorded_splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
+        // The most sub-blocks, up to the count asked for, that are whole lane tiles.
+        key_splits: (1..=blocks.key_splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
     };

@@ -3,10 +3,11 @@
 
 use flywheel_dialect::{ops::AttentionOp, stablehlo::splat_value};
 use melior::ir::{
-    attribute::StringAttribute,
+    attribute::{FlatSymbolRefAttribute, StringAttribute},
     operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
-    Attribute, BlockLike, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, BlockLike, Location, RegionLike, Type, TypeLike, Value, ValueLike,
 };
+use std::collections::HashMap;
 
 /// Every `flywheel.attention` under `root`, in post-order, as raw handles: a pass that
 /// erases or edits one keeps the others valid.
@@ -33,6 +34,19 @@ pub fn kernel_functions<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<(String, Oper
         kernels.extend(children(module).into_iter().filter(|function| function.attribute("window_params").is_ok()).map(|function| (symbol.clone(), function)));
     }
     kernels
+}
+
+/// Where each kernel module is called from (the attention it came from).
+pub fn kernel_call_locations<'c>(root: OperationRef<'c, '_>) -> HashMap<String, Location<'c>> {
+    let mut calls = HashMap::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if let Some(symbol) = op.attribute("kernel").ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()) {
+            calls.insert(symbol.value().to_owned(), op.location().to_raw());
+        }
+        WalkResult::Advance
+    });
+    // SAFETY: locations are owned by the context, which outlives the pass.
+    calls.into_iter().map(|(symbol, location)| (symbol, unsafe { Location::from_raw(location) })).collect()
 }
 
 /// The ops directly in `op`'s first region's first block.

@@ -1,8 +1,8 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
-//! verify, choose kernel layouts (`flywheel-layout`) and the key loop's software
-//! pipeline (`flywheel-pipeline`), tile each attention the kernel serves (block sizes
-//! per target), rewrite its softmax (`flywheel-exp-softmax`), serialize the kernel for
-//! Mosaic, and lower what is left to plain StableHLO.
+//! verify, choose kernel layouts (`flywheel-layout`), tile each attention the kernel
+//! serves (block sizes per target, key blocks in two sub-blocks), rewrite its softmax
+//! (`flywheel-exp-softmax`), software-pipeline its key blocks (`flywheel-pipeline`),
+//! serialize the kernel for Mosaic, and lower what is left to plain StableHLO.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -42,9 +42,9 @@ fn expand(options: &PassOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
-         flywheel-layout{{target={target} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},flywheel-lower-to-mosaic,\
-         flywheel-lower-to-stablehlo"
+         flywheel-layout{{target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
+         causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},\
+         flywheel-pipeline{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
     )
 }
 
@@ -56,7 +56,7 @@ mod tests {
     fn expands_with_target_blocks_and_rejects_unknown_targets() {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
-        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 auto-blocks=false target=v5e remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }

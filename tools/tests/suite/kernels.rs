@@ -61,26 +61,26 @@ const CONFIGS: &[Config] = &[
 ];
 
 /// The FlyWheel transforms each configuration also runs with: (name, passes before
-/// tiling, passes on the tile IR).
-const TRANSFORMS: &[(&str, &str, &str)] = &[
-    ("baseline", "", ""),
-    ("exp_softmax", "", "flywheel-exp-softmax,"),
-    ("exp_softmax_fold_always", "", "flywheel-exp-softmax{fold-scale=always},"),
-    ("exp_softmax_bf16_exp", "", "flywheel-exp-softmax{bf16-exp=true},"),
-    ("exp_softmax_conditional_rescale", "", "flywheel-exp-softmax{conditional-rescale=true},"),
-    ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", ""),
-    ("layout_transposed", "flywheel-layout{orientation=transposed},", ""),
-    ("pipeline", "flywheel-pipeline,", ""),
-    ("all", "flywheel-layout{row-sum=mxu},flywheel-pipeline,", "flywheel-exp-softmax,"),
-    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},flywheel-pipeline,", "flywheel-exp-softmax{bf16-exp=true},"),
-    ("all_transposed", "flywheel-layout{orientation=transposed},flywheel-pipeline,", "flywheel-exp-softmax{fold-scale=always},"),
+/// tiling, flywheel-tile's sub-blocks per key block, passes on the tile IR).
+const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
+    ("baseline", "", 1, ""),
+    ("exp_softmax", "", 1, "flywheel-exp-softmax,"),
+    ("exp_softmax_fold_always", "", 1, "flywheel-exp-softmax{fold-scale=always},"),
+    ("exp_softmax_bf16_exp", "", 1, "flywheel-exp-softmax{bf16-exp=true},"),
+    ("exp_softmax_conditional_rescale", "", 1, "flywheel-exp-softmax{conditional-rescale=true},"),
+    ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", 1, ""),
+    ("layout_transposed", "flywheel-layout{orientation=transposed},", 1, ""),
+    ("pipeline", "", 2, "flywheel-pipeline,"),
+    ("all", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax,flywheel-pipeline,"),
+    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{bf16-exp=true},flywheel-pipeline,"),
+    ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=always},flywheel-pipeline,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
     TRANSFORMS
         .iter()
-        .flat_map(|&(variant, before, after)| {
-            CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, before, after)))
+        .flat_map(|&(variant, before, splits, after)| {
+            CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, before, splits, after)))
         })
         .collect()
 }
@@ -134,11 +134,11 @@ fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn check_kernel(config: &Config, before: &str, transforms: &str) -> Result<(), Failed> {
+fn check_kernel(config: &Config, before: &str, key_splits: i64, transforms: &str) -> Result<(), Failed> {
     let source = module(config);
     let (plain, causal) = config.key_blocks;
     let pipeline = format!(
-        "pass-pipeline=builtin.module({before}flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal}}},{transforms}flywheel-lower-to-mosaic)"
+        "pass-pipeline=builtin.module({before}flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal} key-splits={key_splits}}},{transforms}flywheel-lower-to-mosaic)"
     );
     let with_kernel = opt(config.name, &source, &pipeline)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
