@@ -26,7 +26,7 @@
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
     tile_ir::{defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
@@ -34,14 +34,11 @@ use melior::{
     ir::{
         attribute::IntegerAttribute,
         operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef},
-        r#type::TypeId,
         Block, BlockLike, Region, RegionLike, Type, Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
@@ -86,15 +83,7 @@ fn create(options: &PassOptions) -> Pass {
     };
     let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp") };
     let remarks = options.bool("remarks");
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || exp_softmax(op, rewrites, remarks)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelExpSoftmax",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| exp_softmax(op, rewrites, remarks))
 }
 
 /// Rewrites every attention kernel in the kernel modules directly in `root`.

@@ -20,7 +20,7 @@
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
     tile_ir::{attention_ops, set_attribute},
 };
 use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
@@ -28,13 +28,10 @@ use melior::{
     ir::{
         attribute::StringAttribute,
         operation::{OperationLike, OperationRef},
-        r#type::TypeId,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 /// The attribute names `flywheel-tile` reads.
@@ -79,15 +76,7 @@ fn create(options: &PassOptions) -> Pass {
     };
     let request = Request { transposed: options.choice("orientation") == "transposed", row_sum };
     let remarks = options.bool("remarks");
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || layout(op, request, remarks)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelLayout",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| layout(op, request, remarks))
 }
 
 /// Records the layouts of every attention under `root`.

@@ -7,7 +7,7 @@
 use crate::{
     hlo::HloBuilder,
     options::{OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use base64::Engine;
 use flywheel_dialect::{diagnostics::emit_error, stablehlo::build};
@@ -15,14 +15,11 @@ use melior::{
     ir::{
         attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
-        r#type::TypeId,
         Attribute, BlockLike, RegionLike, Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 pub const PASS: PassInfo = PassInfo {
@@ -33,15 +30,7 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 fn create(_: &PassOptions) -> Pass {
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_mosaic(op)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelLowerToMosaic",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| lower_to_mosaic(op))
 }
 
 const KERNEL: &str = "flywheel.attention_kernel";

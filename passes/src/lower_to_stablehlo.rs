@@ -9,7 +9,7 @@
 use crate::{
     hlo::HloBuilder,
     options::PassOptions,
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
     diagnostics::emit_error,
@@ -21,14 +21,11 @@ use flywheel_dialect::{
 use melior::{
     ir::{
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-        r#type::TypeId,
         Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 pub const PASS: PassInfo = PassInfo {
@@ -39,15 +36,7 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 fn create(_options: &PassOptions) -> Pass {
-    create_external(
-        |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || lower_to_stablehlo(op)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelLowerToStableHlo",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, |op: OperationRef| lower_to_stablehlo(op))
 }
 
 /// Lowers every FlyWheel op under `root`; false (with an error at the op) if one cannot

@@ -13,7 +13,7 @@ use crate::{
     atoms::{Atom, Atoms, Axis},
     hlo::{float_literal, materialize, HloBuilder},
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
     operands::{choose_source, dot_axes, extend_root, Follow, miss, note, note_nodes, operand_chain, role_order, same_value, Chain, Miss, Operand},
     trace::{apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT},
 };
@@ -25,17 +25,14 @@ use flywheel_dialect::{
 use melior::{
     ir::{
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-        r#type::TypeId,
         Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
 /// The largest logit a mask may write and still mean "never attended".
 const MASK_FILL_LIMIT: f64 = -1e30;
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[OptionSpec {
@@ -54,20 +51,10 @@ pub const PASS: PassInfo = PassInfo {
 
 fn create(options: &PassOptions) -> Pass {
     let remarks = options.bool("remarks");
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| {
-            run_guarded(PASS.name, op, pass, || {
-                raise_attention(op, remarks);
-                true
-            })
-        },
-        TypeId::create(&PASS_ID),
-        "FlyWheelRaiseAttention",
-        PASS.name,
-        PASS.summary,
-        "builtin.module",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Module, move |op: OperationRef| {
+        raise_attention(op, remarks);
+        true
+    })
 }
 
 /// Raises every attention in `module` (a `builtin.module`); returns how many.

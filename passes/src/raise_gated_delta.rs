@@ -16,7 +16,7 @@ use crate::{
     hlo::{float_literal, materialize, HloBuilder},
     operands::{choose_source, dot_axes, extend_root, pair_all, Follow, miss, operand_chain, role_order, Miss, Operand},
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
     trace::{apply_layout, erase_dead, follow_layout, last_operation, Node, Through, Traced, Tracer},
 };
 use flywheel_dialect::{
@@ -28,14 +28,11 @@ use melior::{
     ir::{
         attribute::DenseI64ArrayAttribute,
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-        r#type::TypeId,
         BlockLike, RegionLike, Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
@@ -63,27 +60,17 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let remarks = options.bool("remarks");
     let chunk_size = options.int("chunk-size");
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| {
-            run_guarded(PASS.name, op, pass, || {
-                if chunk_size <= 0 || chunk_size & (chunk_size - 1) != 0 {
-                    flywheel_dialect::diagnostics::emit_error(
-                        op.location(),
-                        &format!("flywheel-raise-gated-delta: chunk-size must be a power of two, got {chunk_size}"),
-                    );
-                    return false;
-                }
-                raise_gated_delta(op, remarks, chunk_size);
-                true
-            })
-        },
-        TypeId::create(&PASS_ID),
-        "FlyWheelRaiseGatedDelta",
-        PASS.name,
-        PASS.summary,
-        "builtin.module",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Module, move |op: OperationRef| {
+        if chunk_size <= 0 || chunk_size & (chunk_size - 1) != 0 {
+            flywheel_dialect::diagnostics::emit_error(
+                op.location(),
+                &format!("flywheel-raise-gated-delta: chunk-size must be a power of two, got {chunk_size}"),
+            );
+            return false;
+        }
+        raise_gated_delta(op, remarks, chunk_size);
+        true
+    })
 }
 
 /// Raises every Gated DeltaNet recurrence in `module`; returns how many.

@@ -3,8 +3,8 @@
 use crate::options::{OptionSpec, PassOptions};
 use flywheel_dialect::diagnostics::emit_error;
 use melior::{
-    ir::operation::{OperationLike, OperationRef},
-    pass::{ExternalPass, Pass},
+    ir::{operation::{OperationLike, OperationRef}, r#type::TypeId},
+    pass::{create_external, ExternalPass, Pass},
 };
 
 /// A FlyWheel pass as the tools see it.
@@ -62,6 +62,27 @@ pub fn passes() -> &'static [PassInfo] {
 
 pub fn find_pass(name: &str) -> Option<&'static PassInfo> {
     passes().iter().find(|pass| pass.name == name)
+}
+
+/// A pass's identity for MLIR: the address of its own static (one per pass file).
+#[repr(align(8))]
+pub struct PassId;
+
+/// The ops a pass is scheduled on.
+pub enum Anchor {
+    Any,
+    Module,
+}
+
+/// An MLIR pass for `info` running `body` on each op it is scheduled on; `body` returning
+/// false, or panicking, fails the pass (see `run_guarded`).
+pub fn external_pass(info: &PassInfo, id: &'static PassId, anchor: Anchor, body: impl Fn(OperationRef) -> bool + Clone) -> Pass {
+    let name = info.name;
+    let anchor = match anchor {
+        Anchor::Any => "",
+        Anchor::Module => "builtin.module",
+    };
+    create_external(move |op: OperationRef, pass: ExternalPass| run_guarded(name, op, pass, || body(op)), TypeId::create(id), name, name, info.summary, anchor, &[])
 }
 
 /// Runs a pass body on `op`, failing the pass if it reports failure or panics. A panic

@@ -19,7 +19,7 @@
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
     tile_ir::{kernel_call_locations, kernel_functions, mutable, ops_named, set_attribute, users as value_users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
@@ -27,15 +27,12 @@ use melior::{
     ir::{
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationMutLike, OperationRef},
-        r#type::TypeId,
         BlockLike, BlockRef, Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 /// The annotations, all erased by the expand step.
@@ -70,15 +67,7 @@ fn create(options: &PassOptions) -> Pass {
         _ => Step::Expand,
     };
     let remarks = options.bool("remarks");
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || pipeline(op, last, remarks)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelPipeline",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| pipeline(op, last, remarks))
 }
 
 /// Pipelines every attention kernel in the kernel modules directly in `root`, up to step

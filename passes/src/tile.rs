@@ -14,7 +14,7 @@ use crate::{
     tile_ir::attention_ops,
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
     diagnostics::{emit, emit_error, emit_remark, Severity},
@@ -25,15 +25,12 @@ use flywheel_dialect::{
 use melior::{
     ir::{
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
-        r#type::TypeId,
         attribute::StringAttribute,
         BlockLike, RegionLike, Value, ValueLike,
     },
-    pass::{create_external, ExternalPass, Pass},
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
@@ -89,15 +86,7 @@ fn create(options: &PassOptions) -> Pass {
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
-    create_external(
-        move |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || tile(op, blocks, search.as_deref(), remarks)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelTile",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks))
 }
 
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with the

@@ -5,16 +5,14 @@
 
 use crate::{
     options::PassOptions,
-    registry::{run_guarded, PassInfo},
+    registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::verify::verify;
 use melior::{
-    ir::{operation::OperationRef, r#type::TypeId},
-    pass::{create_external, ExternalPass, Pass},
+    ir::operation::OperationRef,
+    pass::Pass,
 };
 
-#[repr(align(8))]
-struct PassId;
 static PASS_ID: PassId = PassId;
 
 pub const PASS: PassInfo = PassInfo {
@@ -25,13 +23,5 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 fn create(_options: &PassOptions) -> Pass {
-    create_external(
-        |op: OperationRef, pass: ExternalPass| run_guarded(PASS.name, op, pass, || verify(op)),
-        TypeId::create(&PASS_ID),
-        "FlyWheelVerify",
-        PASS.name,
-        PASS.summary,
-        "",
-        &[],
-    )
+    external_pass(&PASS, &PASS_ID, Anchor::Any, |op: OperationRef| verify(op))
 }
