@@ -246,7 +246,7 @@ fn reciprocal_normalization(kernel: OperationRef) -> usize {
 /// (the VPU row sum) get the bf16 result widened. Returns how many exponentials.
 fn bf16_exponentials(kernel: OperationRef) -> usize {
     let mut count = 0;
-    for exp in ops_named(kernel, "math.exp2").into_iter().chain(ops_named(kernel, "math.exp")) {
+    for exp in exponentials(kernel) {
         let (Ok(difference), Ok(result)) = (exp.operand(0), exp.result(0)) else { continue };
         let result: Value = result.into();
         let narrowing: Vec<_> = users(result)
@@ -277,7 +277,7 @@ fn bf16_exponentials(kernel: OperationRef) -> usize {
 /// many multiplies.
 fn conditional_rescales(kernel: OperationRef) -> usize {
     let mut count = 0;
-    for exp in ops_named(kernel, "math.exp2").into_iter().chain(ops_named(kernel, "math.exp")) {
+    for exp in exponentials(kernel) {
         let Some(drop) = exp.operand(0).ok() else { continue };
         let Some(subtract) = defined_by(drop, "arith.subf") else { continue };
         let (Ok(m_old), Ok(m_new)) = (subtract.operand(0), subtract.operand(1)) else { continue };
@@ -343,6 +343,11 @@ fn if_else<'c, 'a>(op: OperationRef<'c, 'a>, condition: Value<'c, 'a>, otherwise
         .expect("scf.if builds");
     let choice = op.block().expect("in a block").insert_operation_before(op, choice);
     choice.result(0).expect("one result").into()
+}
+
+/// The kernel's `math.exp2` and `math.exp` ops.
+fn exponentials<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    ops_named(kernel, "math.exp2").into_iter().chain(ops_named(kernel, "math.exp")).collect()
 }
 
 /// Erases the op defining `value` if nothing uses it any more.

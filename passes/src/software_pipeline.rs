@@ -20,14 +20,14 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{kernel_call_locations, kernel_functions, mutable, ops_named, set_attribute, users as value_users},
+    tile_ir::{block_ops, kernel_call_locations, kernel_functions, mutable, ops_named, set_attribute, users as value_users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
     ir::{
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationMutLike, OperationRef},
-        BlockLike, BlockRef, Value, ValueLike,
+        BlockRef, Value, ValueLike,
     },
     pass::Pass,
 };
@@ -115,16 +115,6 @@ fn is_score_matmul(op: OperationRef) -> bool {
     name(op) == "flywheel.matmul" && op.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_some_and(|flag| flag.value() != 0)
 }
 
-fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut ops = Vec::new();
-    let mut next = block.first_operation();
-    while let Some(op) = next {
-        ops.push(op);
-        next = op.next_in_block();
-    }
-    ops
-}
-
 /// The dimensions of a vector type written `vector<AxBxT>` (empty for other types).
 fn vector_dims(text: &str) -> Vec<i64> {
     let inner = text.strip_prefix("vector<").and_then(|t| t.strip_suffix('>')).unwrap_or("");
@@ -137,8 +127,12 @@ fn vregs(text: &str) -> Option<i64> {
     if dims.is_empty() {
         return None;
     }
-    let per_vreg = if [ "xbf16>", "xf16>", "xi16>"].iter().any(|e| text.ends_with(e)) { 2048 } else { 1024 };
-    Some((dims.iter().product::<i64>() + per_vreg - 1) / per_vreg)
+    let per_vreg = if ["xbf16>", "xf16>", "xi16>"].iter().any(|e| text.ends_with(e)) { 2048 } else { 1024 };
+    Some(ceil_div(dims.iter().product(), per_vreg))
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b
 }
 
 /// The unit an op issues on and its issue cycles there.
@@ -152,8 +146,7 @@ fn cost(op: OperationRef) -> (&'static str, i64) {
             let dims = |v: Option<Value>| v.map(|v| vector_dims(&v.r#type().to_string())).unwrap_or_default();
             let (lhs, product) = (dims(op.operand(0).ok()), dims(op.result(0).ok().map(Value::from)));
             let (m, k, n) = (lhs.first().copied().unwrap_or(0), lhs.get(1).copied().unwrap_or(0), product.get(1).copied().unwrap_or(0));
-            let per_cycle = 2 * 16 * 256 * 256 / 8;
-            ("mxu", (m * n * k + per_cycle - 1) / per_cycle)
+            ("mxu", ceil_div(m * n * k, 2 * 16 * 256 * 256 / 8))
         }
         "math.exp" | "math.exp2" | "math.tanh" => ("eup", widest.unwrap_or(1)),
         "vector.multi_reduction" => ("xlu", widest.unwrap_or(1)),
@@ -165,7 +158,7 @@ fn cost(op: OperationRef) -> (&'static str, i64) {
 }
 
 fn annotate(body: BlockRef) {
-    for (position, op) in ops_of(body).into_iter().enumerate() {
+    for (position, op) in block_ops(body).into_iter().enumerate() {
         let (unit, latency) = cost(op);
         set_attribute(op, UNIT, &format!("\"{unit}\""));
         set_attribute(op, LATENCY, &format!("{latency} : i64"));
@@ -187,7 +180,7 @@ struct SubBlock {
 
 /// Records the issue point of every sub-block's score ops; returns a note.
 fn schedule(body: BlockRef) -> String {
-    let ops = ops_of(body);
+    let ops = block_ops(body);
     let position_of: HashMap<_, usize> = ops.iter().enumerate().map(|(i, op)| (op.to_raw().ptr, i)).collect();
     let producer = |value: Value| -> Option<usize> {
         // SAFETY: an op result's owner is a live op.
@@ -250,7 +243,7 @@ fn schedule(body: BlockRef) -> String {
     // A sub-block's update: from its row max to the first op of the next sub-block's scores.
     let update_latency = |c: usize| -> i64 {
         let end = sub_blocks.get(c + 1).map_or(ops.len(), |next: &SubBlock| next.scores.range(sub_blocks[c].update_start..).next().copied().unwrap_or(ops.len()));
-        ops[sub_blocks[c].update_start..end].iter().filter(|op| integer(**op, LATENCY) > 0 && !matches!(unit(**op).as_str(), "mxu")).map(|op| integer(*op, LATENCY)).sum()
+        ops[sub_blocks[c].update_start..end].iter().filter(|op| unit(**op) != "mxu").map(|op| integer(*op, LATENCY)).sum()
     };
     let mut distances = Vec::new();
     for c in 1..sub_blocks.len() {
@@ -276,19 +269,18 @@ fn unit(op: OperationRef) -> String {
     op.attribute(UNIT).map(|a| a.to_string().trim_matches('"').to_owned()).unwrap_or_default()
 }
 
-/// Moves each op with an issue point before the op at that position, in position order,
-/// and erases the annotations.
+/// Moves each op with an issue point before the op annotated with that position, in
+/// position order, and erases the annotations.
 fn expand(body: BlockRef) {
-    let ops = ops_of(body);
-    let moves: BTreeMap<usize, usize> = ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| op.attribute(ISSUE_BEFORE).is_ok())
-        .map(|(position, op)| (position, integer(*op, ISSUE_BEFORE) as usize))
-        .collect();
-    for (position, anchor) in moves {
+    let ops = block_ops(body);
+    let at_position: BTreeMap<i64, OperationRef> = ops.iter().filter(|op| op.attribute(POSITION).is_ok()).map(|op| (integer(*op, POSITION), *op)).collect();
+    for op in at_position.values() {
+        if op.attribute(ISSUE_BEFORE).is_err() {
+            continue;
+        }
+        let anchor = at_position.get(&integer(*op, ISSUE_BEFORE)).expect("the schedule names an annotated op");
         // SAFETY: both ops are live in the same block.
-        unsafe { mlir_sys::mlirOperationMoveBefore(ops[position].to_raw(), ops[anchor].to_raw()) };
+        unsafe { mlir_sys::mlirOperationMoveBefore(op.to_raw(), anchor.to_raw()) };
     }
     for op in ops {
         for attribute in [UNIT, LATENCY, POSITION, ISSUE_BEFORE] {

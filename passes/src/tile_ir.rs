@@ -5,7 +5,7 @@ use flywheel_dialect::{ops::AttentionOp, stablehlo::splat_value};
 use melior::ir::{
     attribute::{FlatSymbolRefAttribute, StringAttribute},
     operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
-    Attribute, BlockLike, Location, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, BlockLike, BlockRef, Location, RegionLike, Type, TypeLike, Value, ValueLike,
 };
 use std::collections::HashMap;
 
@@ -51,11 +51,16 @@ pub fn kernel_call_locations<'c>(root: OperationRef<'c, '_>) -> HashMap<String, 
 
 /// The ops directly in `op`'s first region's first block.
 fn children<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    op.region(0).ok().and_then(|region| region.first_block()).map(block_ops).unwrap_or_default()
+}
+
+/// The ops of `block`, in order.
+pub fn block_ops<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut ops = Vec::new();
-    let mut next = op.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
-    while let Some(child) = next {
-        ops.push(child);
-        next = child.next_in_block();
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        ops.push(op);
+        next = op.next_in_block();
     }
     ops
 }
