@@ -152,6 +152,35 @@ irdl.dialect @flywheel {
     }
   }
 
+// flywheel.gated_delta_kernel: a flywheel.gated_delta as a Mosaic kernel call.
+//   operands: q, k [B, Nk, T', Dk], v [B, Nv, T', Dv] (T' the length padded to whole
+//             chunks), g and beta f32 [B, Nv, T' / C, 1, C] (one row per chunk),
+//             initial_state? f32 [B, Nv, Dk, Dv].
+//   results:  o [B, Nv, T', Dv], final_state f32 [B, Nv, Dk, Dv].
+//   attributes: kernel, flops, transcendentals, bytes_accessed as for attention_kernel.
+  irdl.operation @gated_delta_kernel {
+    %q = irdl.base "!builtin.tensor"
+    %k = irdl.base "!builtin.tensor"
+    %v = irdl.base "!builtin.tensor"
+    %g = irdl.base "!builtin.tensor"
+    %beta = irdl.base "!builtin.tensor"
+    %initial_state = irdl.base "!builtin.tensor"
+    %o = irdl.base "!builtin.tensor"
+    %final_state = irdl.base "!builtin.tensor"
+    %flops = irdl.base "#builtin.integer"
+    %transcendentals = irdl.base "#builtin.integer"
+    %bytes_accessed = irdl.base "#builtin.integer"
+    %kernel = irdl.base "#builtin.symbol_ref"
+    irdl.operands(q: %q, k: %k, v: %v, g: %g, beta: %beta, initial_state: optional %initial_state)
+    irdl.results(o: %o, final_state: %final_state)
+    irdl.attributes {
+      "flops" = %flops,
+      "transcendentals" = %transcendentals,
+      "bytes_accessed" = %bytes_accessed,
+      "kernel" = %kernel
+    }
+  }
+
 // flywheel.matmul: one MXU product in a kernel, acc + lhs . rhs (rhs^T when
 // `transpose_rhs`), 2-D vectors; bf16 or f32 operands, products exact, f32 accumulator.
   irdl.operation @matmul {

@@ -89,7 +89,7 @@ fn create(options: &PassOptions) -> Pass {
 /// Rewrites every attention kernel in the kernel modules directly in `root`.
 pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
-    for (symbol, kernel) in kernel_functions(root) {
+    for (symbol, kernel) in kernel_functions(root, crate::mosaic_attention::KERNEL_NAME) {
         let mut notes = Vec::new();
         if rewrites.exp2 {
             notes.push(match base_two(kernel) {

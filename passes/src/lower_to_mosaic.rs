@@ -1,5 +1,5 @@
-//! `flywheel-lower-to-mosaic`: replaces each `flywheel.attention_kernel` (tile IR from
-//! `flywheel-tile`) with `stablehlo.custom_call @tpu_custom_call`, as Pallas calls Mosaic
+//! `flywheel-lower-to-mosaic`: replaces each `flywheel.attention_kernel` and
+//! `flywheel.gated_delta_kernel` (tile IR from `flywheel-tile`) with `stablehlo.custom_call @tpu_custom_call`, as Pallas calls Mosaic
 //! kernels: the kernel module serialized (generic form, `flywheel.matmul` as
 //! `tpu.matmul`, every op name under `stable_mosaic.`) and base64-encoded into the JSON
 //! `backend_config` with the op's flops, transcendentals and bytes as the cost estimate.
@@ -24,7 +24,7 @@ static PASS_ID: PassId = PassId;
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-lower-to-mosaic",
-    summary: "Serialize each flywheel.attention_kernel into a Mosaic TPU kernel call (tpu_custom_call)",
+    summary: "Serialize each FlyWheel kernel op (attention, gated delta) into a Mosaic TPU kernel call (tpu_custom_call)",
     options: &[] as &[OptionSpec],
     create,
 };
@@ -33,13 +33,20 @@ fn create(_: &PassOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| lower_to_mosaic(op))
 }
 
-const KERNEL: &str = "flywheel.attention_kernel";
+/// The kernel ops, each with the name its custom call carries.
+const KERNELS: [(&str, &str); 2] = [("flywheel.attention_kernel", "flywheel_attention"), ("flywheel.gated_delta_kernel", "flywheel_gated_delta")];
 
-/// Lowers every attention kernel under `root`; false on an internal error.
+fn kernel_name(op: OperationRef) -> Option<(&'static str, &'static str)> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    KERNELS.into_iter().find(|(kernel, _)| *kernel == name)
+}
+
+/// Lowers every kernel op under `root`; false on an internal error.
 pub fn lower_to_mosaic(root: OperationRef) -> bool {
     let mut kernels = Vec::new();
     root.walk(WalkOrder::PostOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok(KERNEL) {
+        if kernel_name(op).is_some() {
             kernels.push(op.to_raw());
         }
         WalkResult::Advance
@@ -54,7 +61,8 @@ pub fn lower_to_mosaic(root: OperationRef) -> bool {
                 mlir_sys::mlirOperationDestroy(module.to_raw());
             },
             Err(message) => {
-                emit_error(op.location(), &format!("'{KERNEL}' op: cannot serialize its kernel: {message}"));
+                let (kernel, _) = kernel_name(op).expect("collected as a kernel");
+                emit_error(op.location(), &format!("'{kernel}' op: cannot serialize its kernel: {message}"));
                 return false;
             }
         }
@@ -96,22 +104,27 @@ fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
         Attribute::from_raw(mlir_sys::mlirStringAttrGet(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: config.as_ptr().cast(), length: config.len() }))
     };
     let operands: Vec<Value> = op.operands().collect();
-    let result = op.result(0).map_err(|_| "no result")?;
-    let row_major = |value: Value| format!("dense<{:?}> : tensor<{}xindex>", (0..rank(value)).rev().collect::<Vec<_>>(), rank(value));
-    let layouts: Vec<String> = operands.iter().map(|&value| row_major(value)).collect();
+    let results: Vec<Value> = op.results().map(Into::into).collect();
+    let row_major = |value: &Value| format!("dense<{:?}> : tensor<{}xindex>", (0..rank(*value)).rev().collect::<Vec<_>>(), rank(*value));
+    let layouts = |values: &[Value]| values.iter().map(row_major).collect::<Vec<_>>().join(", ");
     // The call's attributes are properties, as JAX writes them; the kernel name is not.
     let properties = [
         ("api_version", b.attribute("1 : i32")),
         ("backend_config", config),
         ("call_target_name", b.attribute("\"tpu_custom_call\"")),
         ("has_side_effect", b.attribute("false")),
-        ("operand_layouts", b.attribute(&format!("[{}]", layouts.join(", ")))),
-        ("result_layouts", b.attribute(&format!("[{}]", row_major(result.into())))),
+        ("operand_layouts", b.attribute(&format!("[{}]", layouts(&operands)))),
+        ("result_layouts", b.attribute(&format!("[{}]", layouts(&results)))),
     ];
-    let mut call = build("stablehlo.custom_call", op.location(), &operands, &[result.r#type()], &properties);
-    call.set_attribute("kernel_name", b.attribute("\"flywheel_attention\""));
-    let call = b.insert_op(call).result(0).expect("one result");
-    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), call.to_raw()) };
+    let types: Vec<_> = results.iter().map(|result| result.r#type()).collect();
+    let mut call = build("stablehlo.custom_call", op.location(), &operands, &types, &properties);
+    let (_, call_name) = kernel_name(op).ok_or("not a kernel op")?;
+    call.set_attribute("kernel_name", b.attribute(&format!("\"{call_name}\"")));
+    let call = b.insert_op(call);
+    for (index, result) in results.iter().enumerate() {
+        let replacement = call.result(index).expect("as many results");
+        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), replacement.to_raw()) };
+    }
     Ok(())
 }
 

@@ -15,7 +15,7 @@
 //! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
 //! block is group x block_q contiguous rows and one K/V block feeds the group (GQA, MQA).
 
-use std::fmt::Write;
+use crate::kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST};
 
 /// What one kernel computes.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,6 +63,9 @@ pub struct Extra {
     pub one_head: bool,
     pub element: String,
 }
+
+/// The name of the kernel function in an attention kernel module.
+pub const KERNEL_NAME: &str = "kernel";
 
 /// Lanes of a TPU vector register.
 const LANES: i64 = 128;
@@ -167,144 +170,6 @@ impl KernelPlan {
 /// `length` rounded up to a multiple of `block`.
 pub fn whole_blocks(length: i64, block: i64) -> i64 {
     (length + block - 1) / block * block
-}
-
-/// SSA text in generic form, one op per line.
-struct Writer {
-    text: String,
-    next: usize,
-    depth: usize,
-}
-
-fn vector(shape: &[i64], element: &str) -> String {
-    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
-    format!("vector<{dims}{element}>")
-}
-
-fn f32s(shape: &[i64]) -> String {
-    vector(shape, "f32")
-}
-
-fn memref(shape: &[i64], element: &str) -> String {
-    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
-    format!("memref<{dims}{element}>")
-}
-
-fn float(value: f64) -> String {
-    match value {
-        f64::NEG_INFINITY => "0xFF800000".into(),
-        f64::INFINITY => "0x7F800000".into(),
-        _ => crate::hlo::float_literal(value),
-    }
-}
-
-const FAST: &str = "{fastmath = #arith.fastmath<none>}";
-
-impl Writer {
-    fn line(&mut self, text: &str) {
-        let _ = writeln!(self.text, "{}{text}", "  ".repeat(self.depth));
-    }
-
-    /// `%N = "<name>"(operands) attributes : (operand types) -> result`.
-    fn op(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str, result: &str) -> String {
-        let id = format!("%v{}", self.next);
-        self.next += 1;
-        let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
-        let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
-        let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
-        self.line(&format!(
-            "{id} = \"{name}\"({}){attributes} : ({}) -> {result}",
-            values.join(", "),
-            types.join(", ")
-        ));
-        id
-    }
-
-    /// An op without results.
-    fn effect(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str) {
-        let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
-        let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
-        let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
-        self.line(&format!("\"{name}\"({}){attributes} : ({}) -> ()", values.join(", "), types.join(", ")));
-    }
-
-    fn constant(&mut self, value: &str, r#type: &str) -> String {
-        self.op("arith.constant", &[], &format!("{{value = {value} : {type}}}"), r#type)
-    }
-
-    fn splat(&mut self, value: f64, shape: &[i64]) -> String {
-        let r#type = vector(shape, "f32");
-        self.constant(&format!("dense<{}>", float(value)), &r#type)
-    }
-
-    fn i32(&mut self, value: i64) -> String {
-        self.constant(&value.to_string(), "i32")
-    }
-
-    fn binary(&mut self, name: &str, a: &str, b: &str, r#type: &str) -> String {
-        self.op(name, &[(a, r#type), (b, r#type)], if name.ends_with('f') || name.contains("imumf") { FAST } else { "" }, r#type)
-    }
-
-    fn cmpi(&mut self, predicate: i64, a: &str, b: &str, r#type: &str, result: &str) -> String {
-        self.op("arith.cmpi", &[(a, r#type), (b, r#type)], &format!("{{predicate = {predicate} : i64}}"), result)
-    }
-
-    /// Loads a whole window or scratch buffer as a vector of `shape`.
-    fn load(&mut self, reference: &str, memref_shape: &[i64], element: &str, shape: &[i64], zero: &str) -> String {
-        let origin = vec![zero.to_owned(); memref_shape.len()];
-        self.load_at(reference, memref_shape, element, memref_shape, origin, shape)
-    }
-
-    /// Loads the `block` of a window at the static `origin` as a vector of `shape`.
-    fn load_block(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: &[i64], shape: &[i64]) -> String {
-        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
-        self.load_at(reference, memref_shape, element, block, origin, shape)
-    }
-
-    /// `vector.load` of `block` at the index values `origin`, reshaped to `shape`.
-    fn load_at(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: Vec<String>, shape: &[i64]) -> String {
-        let mut operands = vec![(reference.to_owned(), memref(memref_shape, element))];
-        operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
-        let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-        let loaded = self.op("vector.load", &operands, "", &vector(block, element));
-        if block == shape {
-            loaded
-        } else {
-            self.op("vector.shape_cast", &[(&loaded, &vector(block, element))], "", &vector(shape, element))
-        }
-    }
-
-    fn store(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, zero: &str) {
-        let value = if memref_shape == shape {
-            value.to_owned()
-        } else {
-            self.op("vector.shape_cast", &[(value, &vector(shape, element))], "", &vector(memref_shape, element))
-        };
-        let mut operands = vec![(value, vector(memref_shape, element)), (reference.to_owned(), memref(memref_shape, element))];
-        operands.extend(memref_shape.iter().map(|_| (zero.to_owned(), "index".to_owned())));
-        let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-        let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
-        self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
-    }
-
-    /// Columns `first .. first + width` of the [rows, columns] f32 tile `value`.
-    fn columns(&mut self, value: &str, shape: &[i64; 2], first: i64, width: i64) -> String {
-        let [rows, _] = *shape;
-        let attributes = format!("{{offsets = [0, {first}], sizes = [{rows}, {width}], strides = [1, 1]}}");
-        self.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &attributes, &f32s(&[rows, width]))
-    }
-
-    /// `scf.if %condition` around `body`, no results.
-    fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
-        self.line(&format!("\"scf.if\"({condition}) ({{"));
-        self.depth += 1;
-        body(self);
-        self.line("\"scf.yield\"() : () -> ()");
-        self.depth -= 1;
-        self.line("}, {");
-        self.line("}) : (i1) -> ()");
-    }
-
 }
 
 /// How the running max and sum are laid out beside the score tile.
@@ -499,7 +364,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let width = if on_mxu { dv + LANES } else { dv };
     let (accumulator, v_tile) = if transposed { ([dv, stacked], [dv, bk]) } else { ([stacked, width], [bk, width]) };
     let v_window = [1, 1, v_tile[0], v_tile[1]];
-    let mut w = Writer { text: String::new(), next: 0, depth: 2 };
+    let mut w = Writer::new(2);
     let zero = w.constant("0", "index");
     let kv_step = "%kv";
 
@@ -699,42 +564,24 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     });
     w.line("\"func.return\"() : () -> ()");
 
-    let [batch, kv_heads, q_blocks, kv_blocks] = plan.grid();
-    let window = |shape: &[i64], transform: &str| {
-        let bounds: Vec<String> = shape.iter().map(i64::to_string).collect();
-        format!("{{transform_indices = @{transform}, window_bounds = array<i64: {}>}}", bounds.join(", "))
-    };
     // Operands in the call's order: q, k, v, [mask], [bias], then the output, then scratch.
-    let mut operands: Vec<(&str, String, String)> = vec![
-        ("%q", memref(&q_window, input), window(&q_window, "q_blocks")),
-        ("%k", memref(&k_window, input), window(&k_window, "kv_blocks")),
-        ("%v", memref(&v_window, input), window(&v_window, if transposed { "v_t_blocks" } else { "kv_blocks" })),
+    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand { name, memref: memref(shape, element), window: window(shape, transform) };
+    let mut operands = vec![
+        operand("%q", &q_window, input, "q_blocks"),
+        operand("%k", &k_window, input, "kv_blocks"),
+        operand("%v", &v_window, input, if transposed { "v_t_blocks" } else { "kv_blocks" }),
     ];
     if let Some(mask) = &plan.mask {
-        let shape = extra_window(mask, group, bq, bk);
-        operands.push(("%mask", memref(&shape, "i32"), window(&shape, "mask_blocks")));
+        operands.push(operand("%mask", &extra_window(mask, group, bq, bk), "i32", "mask_blocks"));
     }
     if let Some(bias) = &plan.bias {
-        let shape = extra_window(bias, group, bq, bk);
-        operands.push(("%bias", memref(&shape, &bias.element), window(&shape, "bias_blocks")));
+        operands.push(operand("%bias", &extra_window(bias, group, bq, bk), &bias.element, "bias_blocks"));
     }
-    operands.push(("%o", memref(&o_window, output), window(&o_window, "q_blocks")));
+    operands.push(operand("%o", &o_window, output, "q_blocks"));
     let mut scratch = vec![("%m", memref(&rows, "f32")), ("%acc", memref(&accumulator, "f32"))];
     if !on_mxu {
         scratch.insert(1, ("%l", memref(&rows, "f32")));
     }
-    let mut arguments = vec!["%b: i32".to_owned(), "%h: i32".into(), "%qb: i32".into(), "%kv: i32".into()];
-    arguments.extend(operands.iter().map(|(name, r#type, _)| format!("{name}: {type}")));
-    arguments.extend(scratch.iter().map(|(name, r#type)| format!("{name}: {type}")));
-    let argument_types: Vec<&str> = arguments.iter().map(|a| a.split(": ").nth(1).expect("typed")).collect();
-    let windows: Vec<&str> = operands.iter().map(|(_, _, window)| window.as_str()).collect();
-    let attributes = format!(
-        "{{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], function_type = ({}) -> (), iteration_bounds = array<i64: {batch}, {kv_heads}, {q_blocks}, {kv_blocks}>, scalar_prefetch = 0 : i64, scratch_operands = {} : i64, sym_name = \"kernel\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}}",
-        argument_types.join(", "),
-        scratch.len(),
-        windows.join(", "),
-    );
-    let arguments = arguments.join(", ");
     // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head. Key
     // blocks are named through %key_block: with a band, the key block index is clamped
     // to the blocks the query block needs, so a skipped step names the block its
@@ -742,9 +589,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let key_block = key_block_clamp(plan);
     let transform = |name: &str, results: &str| {
         let prelude = if results.contains("%key_block") { key_block.as_str() } else { "" };
-        format!(
-            "  \"func.func\"() ({{\n  ^bb0(%b: i32, %h: i32, %qb: i32, %kv: i32):\n    %zero = \"arith.constant\"() {{value = 0 : i32}} : () -> i32\n{prelude}    \"func.return\"({results}) : (i32, i32, i32, i32) -> ()\n  }}) {{function_type = (i32, i32, i32, i32) -> (i32, i32, i32, i32), sym_name = \"{name}\"}} : () -> ()\n"
-        )
+        index_map(name, &GRID_ARGUMENTS, prelude, results, 4)
     };
     let extra_map = |name: &str, extra: &Extra| {
         let (b, h) = (if extra.one_batch { "%zero" } else { "%b" }, if extra.one_head { "%zero" } else { "%h" });
@@ -761,8 +606,17 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     if let Some(bias) = &plan.bias {
         maps += &extra_map("bias_blocks", bias);
     }
-    format!(
-        "\"builtin.module\"() <{{sym_name = \"{symbol}\"}}> ({{\n  \"func.func\"() ({{\n  ^bb0({arguments}):\n{}  }}) {attributes} : () -> ()\n{maps}}}) {{stable_mosaic.version = {MOSAIC_VERSION} : i64}} : () -> ()\n",
-        w.text,
-    )
+    let function = KernelFunction {
+        name: KERNEL_NAME,
+        grid_arguments: &GRID_ARGUMENTS,
+        grid: &plan.grid(),
+        parallel: &[true, true, true, false],
+        operands: &operands,
+        scratch: &scratch,
+        body: &w.text,
+    };
+    function.module(symbol, &maps)
 }
+
+/// The grid's indices as the kernel and its index maps name them.
+const GRID_ARGUMENTS: [&str; 4] = ["%b", "%h", "%qb", "%kv"];

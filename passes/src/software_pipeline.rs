@@ -74,7 +74,7 @@ fn create(options: &PassOptions) -> Pass {
 /// `last`.
 fn pipeline(root: OperationRef, last: Step, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
-    for (symbol, kernel) in kernel_functions(root) {
+    for (symbol, kernel) in kernel_functions(root, crate::mosaic_attention::KERNEL_NAME) {
         let mut notes = Vec::new();
         for body in key_block_bodies(kernel) {
             annotate(body);

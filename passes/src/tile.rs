@@ -11,15 +11,16 @@ use crate::{
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
     layout::recorded,
-    tile_ir::attention_ops,
+    tile_ir::{attention_ops, gated_delta_ops},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
+    mosaic_gated_delta::{self, GatedDeltaPlan},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
     diagnostics::{emit, emit_error, emit_remark, Severity},
-    layout::Axis as Role,
-    ops::AttentionOp,
+    layout::{Axis as Role, Layout},
+    ops::{AttentionOp, GatedDeltaOp},
     tensor::TensorInfo,
 };
 use melior::{
@@ -41,6 +42,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "key-splits", kind: OptionKind::Int, default: "1", help: "Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps them); lowered to the most that leave whole 128-key lane tiles" },
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation auto-blocks compiles for" },
+    OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -86,7 +88,8 @@ fn create(options: &PassOptions) -> Pass {
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks))
+    let chunk = options.int("chunk");
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, chunk, remarks))
 }
 
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
@@ -280,25 +283,9 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let (keys, head_dim, value_dim) = (fresh(plan.padded_keys()), fresh(plan.head_dim), fresh(plan.value_dim));
     let q_heads = [kv_heads.clone(), group.clone()].concat();
     let stacked = [time.clone(), group.clone()].concat();
-    let in_layout = |sequence: &Axis, heads: &Axis, dim: &Axis| -> Vec<Axis> {
-        layout
-            .order()
-            .iter()
-            .map(|role| match role {
-                Role::Batch => batch.clone(),
-                Role::Sequence => sequence.clone(),
-                Role::Heads => heads.clone(),
-                Role::HeadDim => dim.clone(),
-            })
-            .collect()
-    };
+    let in_layout = |sequence: &Axis, heads: &Axis, dim: &Axis| in_layout(layout, [&batch, sequence, heads, dim]);
     // Pads `value` to the sizes of `axes`, then rearranges it to `target`.
-    let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| -> Result<Value<'c, 'a>, String> {
-        let (dims, element) = shape(value)?;
-        let padded: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
-        let value = b.pad_with_zeros(value, &dims, &padded, &element);
-        Ok(materialize(&b, &atoms, value, axes, &element, target))
-    };
+    let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| rearranged(&b, &atoms, value, axes, target);
     let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
     let mut operands = vec![
         rearrange(operand(attention.q())?, &in_layout(&time, &q_heads, &head_dim), &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()])?,
@@ -341,23 +328,191 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     Ok(())
 }
 
-/// The `flywheel.attention_kernel` op for `plan` on `operands` (q, k, v, then the mask and
-/// bias present), its kernel module placed at the end of the program's top module under a
-/// fresh symbol; returns its result.
-fn attention_kernel<'c, 'a>(b: &HloBuilder<'c, 'a>, attention: OperationRef<'c, 'a>, plan: &KernelPlan, operands: &[Value<'c, 'a>], result_shape: &[i64]) -> Result<Value<'c, 'a>, String> {
-    let location = attention.location();
-    let top = top_module(attention).ok_or("the op is not inside a module")?;
-    let symbol = fresh_symbol(top, "flywheel_kernel");
-    let text = kernel_module(plan, &symbol);
-    let context = location.context();
+/// The axes of an operand in `layout`, given those of batch, sequence, heads and head dim.
+fn in_layout(layout: Layout, [batch, sequence, heads, dim]: [&Axis; 4]) -> Vec<Axis> {
+    layout
+        .order()
+        .iter()
+        .map(|role| match role {
+            Role::Batch => batch.clone(),
+            Role::Sequence => sequence.clone(),
+            Role::Heads => heads.clone(),
+            Role::HeadDim => dim.clone(),
+        })
+        .collect()
+}
+
+/// `value` (with `axes`) padded with zeros at the end to the sizes of `axes`, then
+/// rearranged to `target`.
+fn rearranged<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]) -> Result<Value<'c, 'a>, String> {
+    let (dims, element) = shape(value)?;
+    let padded: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let value = b.pad_with_zeros(value, &dims, &padded, &element);
+    Ok(materialize(b, atoms, value, axes, &element, target))
+}
+
+/// Tiles every Gated DeltaNet op under `root` the chunked kernel serves, in chunks of
+/// `chunk` tokens (0: each op's own chunk_size); false on an error.
+pub fn tile_gated_delta(root: OperationRef, chunk: i64, remarks: bool) -> bool {
+    for raw in gated_delta_ops(root) {
+        // SAFETY: each op is erased only after it is lowered, and none is visited twice.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let gated_delta = GatedDeltaOp::from_operation(op).expect("collected as gated delta");
+        match plan_gated_delta(gated_delta, chunk) {
+            Ok(plan) => {
+                if let Err(message) = emit_gated_delta_kernel(gated_delta, &plan) {
+                    emit_error(op.location(), &format!("'flywheel.gated_delta' op: internal error emitting its kernel: {message}"));
+                    return false;
+                }
+                if remarks {
+                    let [b, h, c] = plan.grid();
+                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{c}, chunks of {})", plan.chunk));
+                }
+                unsafe { mlir_sys::mlirOperationDestroy(raw) };
+            }
+            Err(reason) => {
+                if remarks {
+                    emit_remark(op.location(), &format!("kept for the reference lowering: {reason}"));
+                }
+            }
+        }
+    }
+    true
+}
+
+/// The chunked kernel's plan for an op, or why the kernel cannot serve it.
+fn plan_gated_delta(op: GatedDeltaOp, chunk: i64) -> Result<GatedDeltaPlan, String> {
+    let layout = op.layout()?;
+    let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
+    let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
+    let ((_, g_element), (_, beta_element)) = (value(op.g())?, value(op.beta())?);
+    let (_, output) = shape(op.operation().result(0).map_err(|_| "no result")?.into())?;
+    if k_element != input || v_element != input || !matches!(input.as_str(), "bf16" | "f32") || !matches!(output.as_str(), "bf16" | "f32") {
+        return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, q, k and v alike)"));
+    }
+    if g_element != "f32" || beta_element != "f32" {
+        return Err("g and beta are not f32".into());
+    }
+    let at = |dims: &[i64], role: Role| dims[layout.position(role)];
+    let chunk = if chunk == 0 { op.chunk_size()? } else { chunk };
+    let plan = GatedDeltaPlan {
+        batch: at(&q, Role::Batch),
+        key_heads: at(&k, Role::Heads),
+        value_heads: at(&v, Role::Heads),
+        length: at(&q, Role::Sequence),
+        key_dim: at(&q, Role::HeadDim),
+        value_dim: at(&v, Role::HeadDim),
+        chunk,
+        input,
+        output,
+        scale: op.scale()?,
+        initial_state: op.initial_state().is_some(),
+    };
+    if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
+        return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
+    }
+    if !matches!(plan.key_dim, 64 | 128 | 256) || !matches!(plan.value_dim, 64 | 128 | 256) {
+        return Err(format!("head dims {}/{} (64, 128 or 256)", plan.key_dim, plan.value_dim));
+    }
+    if plan.key_heads == 0 || plan.value_heads % plan.key_heads != 0 {
+        return Err("the key heads do not divide the value heads".into());
+    }
+    Ok(plan)
+}
+
+fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDeltaPlan) -> Result<(), String> {
+    let op = op_view.operation();
+    let b = HloBuilder::before(op);
+    let layout = op_view.layout()?;
+    // q, k as [B, Nk, T', Dk], v as [B, Nv, T', Dv], the gates as one row per chunk,
+    // [B, Nv, T' / C, 1, C]: each its operand padded with zeros to whole chunks (a zero
+    // gate and write strength leave the state alone), then rearranged.
+    let mut atoms = Atoms::new();
+    let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
+    let (batch, chunks, chunk) = (fresh(plan.batch), fresh(plan.chunks()), fresh(plan.chunk));
+    let (key_heads, value_heads, key_dim, value_dim) = (fresh(plan.key_heads), fresh(plan.value_heads), fresh(plan.key_dim), fresh(plan.value_dim));
+    let time = [chunks.clone(), chunk.clone()].concat();
+    let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
+    let keys_axes = in_layout(layout, [&batch, &time, &key_heads, &key_dim]);
+    let values_axes = in_layout(layout, [&batch, &time, &value_heads, &value_dim]);
+    let gate_axes: Vec<Axis> = [Role::Batch, Role::Sequence, Role::Heads]
+        .into_iter()
+        .map(|role| (layout.position_without_head_dim(role), role))
+        .collect::<std::collections::BTreeMap<_, _>>()
+        .into_values()
+        .map(|role| match role {
+            Role::Batch => batch.clone(),
+            Role::Sequence => time.clone(),
+            _ => value_heads.clone(),
+        })
+        .collect();
+    let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| rearranged(&b, &atoms, value, axes, target);
+    let gate_target = [batch.clone(), value_heads.clone(), chunks.clone(), Vec::new(), chunk.clone()];
+    let mut operands = vec![
+        rearrange(operand(op_view.q())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
+        rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
+        rearrange(operand(op_view.v())?, &values_axes, &[batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()])?,
+        rearrange(operand(op_view.g())?, &gate_axes, &gate_target)?,
+        rearrange(operand(op_view.beta())?, &gate_axes, &gate_target)?,
+    ];
+    operands.extend(op_view.initial_state());
+    let output_shape = [plan.batch, plan.value_heads, plan.padded_length(), plan.value_dim];
+    let state_shape = [plan.batch, plan.value_heads, plan.key_dim, plan.value_dim];
+    let location = op.location();
+    let symbol = place_kernel_module(op, &mosaic_gated_delta::kernel_module(plan, &fresh_symbol(top_module(op).ok_or("the op is not inside a module")?, "flywheel_kernel")))?;
+    let mut kernel = OperationBuilder::new("flywheel.gated_delta_kernel", location)
+        .add_operands(&operands)
+        .add_results(&[b.tensor_type(&output_shape, &plan.output), b.tensor_type(&state_shape, "f32")])
+        .build()
+        .map_err(|error| error.to_string())?;
+    for (name, value) in [
+        ("operandSegmentSizes", format!("array<i32: 1, 1, 1, 1, 1, {}>", i32::from(plan.initial_state))),
+        ("flops", format!("{} : i64", plan.flops())),
+        ("transcendentals", format!("{} : i64", plan.transcendentals())),
+        ("bytes_accessed", format!("{} : i64", plan.bytes_accessed())),
+        ("kernel", format!("@{symbol}")),
+    ] {
+        kernel.set_attribute(name, b.attribute(&value));
+    }
+    let kernel = b.insert_op(kernel);
+    let (o, final_state): (Value, Value) = (kernel.result(0).expect("o").into(), kernel.result(1).expect("final state").into());
+    let result_axes = [batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()];
+    let output = materialize(&b, &atoms, o, &result_axes, &plan.output, &values_axes);
+    let padded: Vec<i64> = values_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let (result, state) = (op.result(0).map_err(|_| "no result")?, op.result(1).map_err(|_| "no final state")?);
+    let output = b.leading_slice(output, &padded, &shape(result.into())?.0, &plan.output);
+    unsafe {
+        mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw());
+        mlir_sys::mlirValueReplaceAllUsesOfWith(state.to_raw(), final_state.to_raw());
+    }
+    Ok(())
+}
+
+/// Parses a kernel module's `text` and appends it to the program's top module; returns
+/// its symbol.
+fn place_kernel_module(anchor: OperationRef, text: &str) -> Result<String, String> {
+    let top = top_module(anchor).ok_or("the op is not inside a module")?;
+    let context = anchor.location().context();
     // SAFETY: the parsed module's operation moves into the program (appended to its top
     // block, which then owns it), so the parsed module itself is never destroyed.
     let module = unsafe { mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() }) };
     if module.ptr.is_null() {
         return Err("the kernel module does not parse".into());
     }
+    let operation = unsafe { OperationRef::from_raw(mlir_sys::mlirModuleGetOperation(module)) };
+    let symbol = operation.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned()).ok_or("the kernel module has no symbol")?;
     let body = top.region(0).ok().and_then(|region| region.first_block()).ok_or("the top module has no body")?;
-    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), mlir_sys::mlirModuleGetOperation(module)) };
+    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), operation.to_raw()) };
+    Ok(symbol)
+}
+
+/// The `flywheel.attention_kernel` op for `plan` on `operands` (q, k, v, then the mask and
+/// bias present), its kernel module placed at the end of the program's top module under a
+/// fresh symbol; returns its result.
+fn attention_kernel<'c, 'a>(b: &HloBuilder<'c, 'a>, attention: OperationRef<'c, 'a>, plan: &KernelPlan, operands: &[Value<'c, 'a>], result_shape: &[i64]) -> Result<Value<'c, 'a>, String> {
+    let location = attention.location();
+    let top = top_module(attention).ok_or("the op is not inside a module")?;
+    let symbol = place_kernel_module(attention, &kernel_module(plan, &fresh_symbol(top, "flywheel_kernel")))?;
     let present = |flag: bool| i32::from(flag).to_string();
     let mut kernel = OperationBuilder::new("flywheel.attention_kernel", location)
         .add_operands(operands)

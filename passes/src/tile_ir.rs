@@ -1,7 +1,7 @@
 //! Reading and rewriting FlyWheel tile IR (the kernel modules `flywheel-tile` writes):
 //! finding the kernels, following values to their users, and building ops in place.
 
-use flywheel_dialect::{ops::AttentionOp, stablehlo::splat_value};
+use flywheel_dialect::{ops::{AttentionOp, GatedDeltaOp}, stablehlo::splat_value};
 use melior::ir::{
     attribute::{FlatSymbolRefAttribute, StringAttribute},
     operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
@@ -12,9 +12,18 @@ use std::collections::HashMap;
 /// Every `flywheel.attention` under `root`, in post-order, as raw handles: a pass that
 /// erases or edits one keeps the others valid.
 pub fn attention_ops(root: OperationRef) -> Vec<mlir_sys::MlirOperation> {
+    raw_ops_where(root, |op| AttentionOp::from_operation(op).is_some())
+}
+
+/// Every `flywheel.gated_delta` under `root`, like `attention_ops`.
+pub fn gated_delta_ops(root: OperationRef) -> Vec<mlir_sys::MlirOperation> {
+    raw_ops_where(root, |op| GatedDeltaOp::from_operation(op).is_some())
+}
+
+fn raw_ops_where(root: OperationRef, wanted: impl Fn(OperationRef) -> bool) -> Vec<mlir_sys::MlirOperation> {
     let mut ops = Vec::new();
     root.walk(WalkOrder::PostOrder, |op| {
-        if AttentionOp::from_operation(op).is_some() {
+        if wanted(op) {
             ops.push(op.to_raw());
         }
         WalkResult::Advance
@@ -22,18 +31,22 @@ pub fn attention_ops(root: OperationRef) -> Vec<mlir_sys::MlirOperation> {
     ops
 }
 
-/// The kernel functions (those with Mosaic's `window_params`) of the kernel modules
-/// directly in `root`, each with the module's symbol.
-pub fn kernel_functions<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<(String, OperationRef<'c, 'a>)> {
+/// The kernel functions named `name` (with Mosaic's `window_params`) of the kernel
+/// modules directly in `root`, each with the module's symbol.
+pub fn kernel_functions<'c, 'a>(root: OperationRef<'c, 'a>, name: &str) -> Vec<(String, OperationRef<'c, 'a>)> {
     let mut kernels = Vec::new();
     for module in children(root) {
         if module.name().as_string_ref().as_str() != Ok("builtin.module") || module.attribute("stable_mosaic.version").is_err() {
             continue;
         }
-        let symbol = module.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned()).unwrap_or_default();
-        kernels.extend(children(module).into_iter().filter(|function| function.attribute("window_params").is_ok()).map(|function| (symbol.clone(), function)));
+        let symbol = symbol_name(&module).unwrap_or_default();
+        kernels.extend(children(module).into_iter().filter(|function| function.attribute("window_params").is_ok() && symbol_name(function).as_deref() == Some(name)).map(|function| (symbol.clone(), function)));
     }
     kernels
+}
+
+fn symbol_name(op: &OperationRef) -> Option<String> {
+    op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned())
 }
 
 /// Where each kernel module is called from (the attention it came from).

@@ -562,6 +562,26 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             }
             Ok(vec![Val::Vector(Tensor { data, ..accumulator })])
         }
+        "scf.for" => {
+            // Bounds and step are index scalars; the body block takes the induction
+            // variable and the carried values, and yields the next carried values.
+            let (lower, upper, step) = (scalar(state, operand(0)?)?, scalar(state, operand(1)?)?, scalar(state, operand(2)?)?);
+            if step <= 0 {
+                return Err(format!("a step of {step}"));
+            }
+            let mut carried: Vec<Val> = (3..op.operand_count()).map(|i| get(state, operand(i)?)).collect::<Result<_, _>>()?;
+            let body = op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
+            let mut induction = lower;
+            while induction < upper {
+                state.values.insert(key(body.argument(0).map_err(|e| e.to_string())?.into()), Val::Scalar(induction));
+                for (i, value) in carried.iter().enumerate() {
+                    state.values.insert(key(body.argument(i + 1).map_err(|e| e.to_string())?.into()), value.clone());
+                }
+                carried = run_block(state, body)?;
+                induction += step;
+            }
+            Ok(carried)
+        }
         "scf.if" => {
             let condition = scalar(state, operand(0)?)?;
             let region = op.region(if condition != 0 { 0 } else { 1 }).map_err(|e| e.to_string())?;

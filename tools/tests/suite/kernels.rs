@@ -119,7 +119,7 @@ fn module(config: &Config) -> String {
 }
 
 /// Runs one pass over `input` (written to a file of the test's own).
-fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
+pub fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     let directory = std::env::temp_dir().join(format!("flywheel-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&directory)?;
     // Tests run in parallel: each call gets its own file.

@@ -7,7 +7,10 @@
 //!   computed independently.
 //! - `kernels::<config>`: emitted Mosaic kernels, interpreted, against the reference
 //!   lowering on the CPU plugin.
+//! - `gated_delta::<variant>::<case>`: the Gated DeltaNet kernel likewise, against the
+//!   per-token recurrence.
 
+mod gated_delta;
 mod kernels;
 mod lit;
 mod pjrt;
@@ -45,6 +48,7 @@ fn main() {
     trials.extend(lit::trials());
     trials.extend(pjrt::trials());
     trials.extend(kernels::trials());
+    trials.extend(gated_delta::trials());
     trials.extend(roundtrip::trials());
     trials.extend(stablehlo_views::trials());
     libtest_mimic::run(&arguments, trials).exit();

@@ -1,0 +1,248 @@
+//! Generic-form text for kernel modules: a writer of SSA lines (one op per line, fresh
+//! `%vN` names) and the type spellings Mosaic kernels use. Shared by the kernel emitters
+//! (`mosaic_attention.rs`, `mosaic_gated_delta.rs`).
+
+use std::fmt::Write;
+
+/// SSA text in generic form, one op per line.
+pub(crate) struct Writer {
+    pub text: String,
+    next: usize,
+    depth: usize,
+}
+
+pub(crate) fn vector(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
+    format!("vector<{dims}{element}>")
+}
+
+pub(crate) fn f32s(shape: &[i64]) -> String {
+    vector(shape, "f32")
+}
+
+pub(crate) fn memref(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
+    format!("memref<{dims}{element}>")
+}
+
+pub(crate) fn float(value: f64) -> String {
+    match value {
+        f64::NEG_INFINITY => "0xFF800000".into(),
+        f64::INFINITY => "0x7F800000".into(),
+        _ => crate::hlo::float_literal(value),
+    }
+}
+
+pub(crate) const FAST: &str = "{fastmath = #arith.fastmath<none>}";
+
+impl Writer {
+    /// An empty writer whose lines are indented `depth` levels (inside a function body).
+    pub fn new(depth: usize) -> Writer {
+        Writer { text: String::new(), next: 0, depth }
+    }
+
+    pub fn line(&mut self, text: &str) {
+        let _ = writeln!(self.text, "{}{text}", "  ".repeat(self.depth));
+    }
+
+    /// `%N = "<name>"(operands) attributes : (operand types) -> result`.
+    pub fn op(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str, result: &str) -> String {
+        let id = format!("%v{}", self.next);
+        self.next += 1;
+        let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
+        let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
+        let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
+        self.line(&format!(
+            "{id} = \"{name}\"({}){attributes} : ({}) -> {result}",
+            values.join(", "),
+            types.join(", ")
+        ));
+        id
+    }
+
+    /// An op without results.
+    pub fn effect(&mut self, name: &str, operands: &[(&str, &str)], attributes: &str) {
+        let values: Vec<&str> = operands.iter().map(|(v, _)| *v).collect();
+        let types: Vec<&str> = operands.iter().map(|(_, t)| *t).collect();
+        let attributes = if attributes.is_empty() { String::new() } else { format!(" {attributes}") };
+        self.line(&format!("\"{name}\"({}){attributes} : ({}) -> ()", values.join(", "), types.join(", ")));
+    }
+
+    pub fn constant(&mut self, value: &str, r#type: &str) -> String {
+        self.op("arith.constant", &[], &format!("{{value = {value} : {type}}}"), r#type)
+    }
+
+    pub fn splat(&mut self, value: f64, shape: &[i64]) -> String {
+        let r#type = vector(shape, "f32");
+        self.constant(&format!("dense<{}>", float(value)), &r#type)
+    }
+
+    pub fn i32(&mut self, value: i64) -> String {
+        self.constant(&value.to_string(), "i32")
+    }
+
+    pub fn binary(&mut self, name: &str, a: &str, b: &str, r#type: &str) -> String {
+        self.op(name, &[(a, r#type), (b, r#type)], if name.ends_with('f') || name.contains("imumf") { FAST } else { "" }, r#type)
+    }
+
+    pub fn cmpi(&mut self, predicate: i64, a: &str, b: &str, r#type: &str, result: &str) -> String {
+        self.op("arith.cmpi", &[(a, r#type), (b, r#type)], &format!("{{predicate = {predicate} : i64}}"), result)
+    }
+
+    /// Loads a whole window or scratch buffer as a vector of `shape`.
+    pub fn load(&mut self, reference: &str, memref_shape: &[i64], element: &str, shape: &[i64], zero: &str) -> String {
+        let origin = vec![zero.to_owned(); memref_shape.len()];
+        self.load_at(reference, memref_shape, element, memref_shape, origin, shape)
+    }
+
+    /// Loads the `block` of a window at the static `origin` as a vector of `shape`.
+    pub fn load_block(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: &[i64], shape: &[i64]) -> String {
+        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
+        self.load_at(reference, memref_shape, element, block, origin, shape)
+    }
+
+    /// `vector.load` of `block` at the index values `origin`, reshaped to `shape`.
+    pub fn load_at(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: Vec<String>, shape: &[i64]) -> String {
+        let mut operands = vec![(reference.to_owned(), memref(memref_shape, element))];
+        operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
+        let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let loaded = self.op("vector.load", &operands, "", &vector(block, element));
+        if block == shape {
+            loaded
+        } else {
+            self.op("vector.shape_cast", &[(&loaded, &vector(block, element))], "", &vector(shape, element))
+        }
+    }
+
+    pub fn store(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, zero: &str) {
+        let value = if memref_shape == shape {
+            value.to_owned()
+        } else {
+            self.op("vector.shape_cast", &[(value, &vector(shape, element))], "", &vector(memref_shape, element))
+        };
+        let mut operands = vec![(value, vector(memref_shape, element)), (reference.to_owned(), memref(memref_shape, element))];
+        operands.extend(memref_shape.iter().map(|_| (zero.to_owned(), "index".to_owned())));
+        let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
+        self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
+    }
+
+    /// Columns `first .. first + width` of the [rows, columns] f32 tile `value`.
+    pub fn columns(&mut self, value: &str, shape: &[i64; 2], first: i64, width: i64) -> String {
+        let [rows, _] = *shape;
+        let attributes = format!("{{offsets = [0, {first}], sizes = [{rows}, {width}], strides = [1, 1]}}");
+        self.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &attributes, &f32s(&[rows, width]))
+    }
+
+    /// `scf.if %condition` around `body`, no results.
+    pub fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
+        self.line(&format!("\"scf.if\"({condition}) ({{"));
+        self.depth += 1;
+        body(self);
+        self.line("\"scf.yield\"() : () -> ()");
+        self.depth -= 1;
+        self.line("}, {");
+        self.line("}) : (i1) -> ()");
+    }
+
+    /// A fresh SSA name (for block arguments).
+    pub fn fresh(&mut self) -> String {
+        let id = format!("%v{}", self.next);
+        self.next += 1;
+        id
+    }
+
+    /// `flywheel.matmul`: lhs [M, K] times rhs [K, N] (or [N, K] when `transpose_rhs`),
+    /// from a zero f32 accumulator of `shape` [M, N].
+    pub fn matmul(&mut self, lhs: (&str, &str), rhs: (&str, &str), shape: &[i64], transpose_rhs: bool) -> String {
+        let zeros = self.splat(0.0, shape);
+        self.op("flywheel.matmul", &[lhs, rhs, (&zeros, &f32s(shape))], &format!("{{transpose_rhs = {transpose_rhs}}}"), &f32s(shape))
+    }
+
+    /// `arith.select` of two f32 vectors of `shape` by an i1 vector.
+    pub fn select(&mut self, condition: &str, a: &str, b: &str, shape: &[i64]) -> String {
+        self.op("arith.select", &[(condition, &vector(shape, "i1")), (a, &f32s(shape)), (b, &f32s(shape))], "", &f32s(shape))
+    }
+
+    /// `scf.for` from `lower` to `upper` (index constants) carrying one value `(initial,
+    /// type)`; `body` gets the writer, the induction variable and the carried value and
+    /// returns the next carried value. Returns the loop's result.
+    pub fn repeat(&mut self, lower: i64, upper: i64, (initial, r#type): (&str, &str), body: impl FnOnce(&mut Writer, &str, &str) -> String) -> String {
+        let (lower, upper, step) = (self.constant(&lower.to_string(), "index"), self.constant(&upper.to_string(), "index"), self.constant("1", "index"));
+        let result = self.fresh();
+        let (induction, carried) = (self.fresh(), self.fresh());
+        self.line(&format!("{result} = \"scf.for\"({lower}, {upper}, {step}, {initial}) ({{"));
+        self.line(&format!("^bb0({induction}: index, {carried}: {type}):"));
+        self.depth += 1;
+        let next = body(self, &induction, &carried);
+        self.line(&format!("\"scf.yield\"({next}) : ({type}) -> ()"));
+        self.depth -= 1;
+        self.line(&format!("}}) : (index, index, index, {type}) -> {type}"));
+        result
+    }
+}
+
+/// One operand of a kernel function: its argument name, memref type and window.
+pub(crate) struct KernelOperand {
+    pub name: &'static str,
+    pub memref: String,
+    pub window: String,
+}
+
+/// A window parameter: the index map `transform` and the block shape.
+pub(crate) fn window(shape: &[i64], transform: &str) -> String {
+    let bounds: Vec<String> = shape.iter().map(i64::to_string).collect();
+    format!("{{transform_indices = @{transform}, window_bounds = array<i64: {}>}}", bounds.join(", "))
+}
+
+/// The kernel function as Mosaic reads it: grid arguments (i32), then the operands'
+/// windows (inputs, then outputs), then scratch buffers; `body` is its per-step program.
+pub(crate) struct KernelFunction<'a> {
+    pub name: &'a str,
+    pub grid_arguments: &'a [&'a str],
+    pub grid: &'a [i64],
+    /// Whether each grid axis is `parallel` (else `arbitrary`: a carried reduction).
+    pub parallel: &'a [bool],
+    pub operands: &'a [KernelOperand],
+    pub scratch: &'a [(&'a str, String)],
+    pub body: &'a str,
+}
+
+impl KernelFunction<'_> {
+    /// The kernel module: this function, then the index maps (`func.func` text), under
+    /// `symbol` with Mosaic's serialization version.
+    pub fn module(&self, symbol: &str, maps: &str) -> String {
+        let mut arguments: Vec<String> = self.grid_arguments.iter().map(|name| format!("{name}: i32")).collect();
+        arguments.extend(self.operands.iter().map(|operand| format!("{}: {}", operand.name, operand.memref)));
+        arguments.extend(self.scratch.iter().map(|(name, r#type)| format!("{name}: {type}")));
+        let types: Vec<&str> = arguments.iter().map(|a| a.split(": ").nth(1).expect("typed")).collect();
+        let windows: Vec<&str> = self.operands.iter().map(|operand| operand.window.as_str()).collect();
+        let semantics: Vec<String> =
+            self.parallel.iter().map(|&p| format!("#tpu.dimension_semantics<{}>", if p { "parallel" } else { "arbitrary" })).collect();
+        let bounds: Vec<String> = self.grid.iter().map(i64::to_string).collect();
+        format!(
+            "\"builtin.module\"() <{{sym_name = \"{symbol}\"}}> ({{\n  \"func.func\"() ({{\n  ^bb0({}):\n{}  }}) {{dimension_semantics = [{}], function_type = ({}) -> (), iteration_bounds = array<i64: {}>, scalar_prefetch = 0 : i64, scratch_operands = {} : i64, sym_name = \"{}\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}} : () -> ()\n{maps}}}) {{stable_mosaic.version = {} : i64}} : () -> ()\n",
+            arguments.join(", "),
+            self.body,
+            semantics.join(", "),
+            types.join(", "),
+            bounds.join(", "),
+            self.scratch.len(),
+            self.name,
+            windows.join(", "),
+            crate::mosaic_attention::MOSAIC_VERSION,
+        )
+    }
+}
+
+/// An index map: `func.func @name` from the grid arguments (`prelude` defines values
+/// from them and `%zero`) to the block indices `results`.
+pub(crate) fn index_map(name: &str, grid_arguments: &[&str], prelude: &str, results: &str, rank: usize) -> String {
+    let arguments: Vec<String> = grid_arguments.iter().map(|a| format!("{a}: i32")).collect();
+    let inputs = vec!["i32"; grid_arguments.len()].join(", ");
+    let outputs = vec!["i32"; rank].join(", ");
+    format!(
+        "  \"func.func\"() ({{\n  ^bb0({}):\n    %zero = \"arith.constant\"() {{value = 0 : i32}} : () -> i32\n{prelude}    \"func.return\"({results}) : ({outputs}) -> ()\n  }}) {{function_type = ({inputs}) -> ({outputs}), sym_name = \"{name}\"}} : () -> ()\n",
+        arguments.join(", ")
+    )
+}

@@ -1,0 +1,259 @@
+//! The chunked Gated DeltaNet kernel as FlyWheel tile IR, for `flywheel-tile`: a kernel
+//! module like `mosaic_attention.rs` writes, whose grid is (batch, value head, chunk) with
+//! the chunk axis sequential (`arbitrary`), carrying the f32 state S (Dk x Dv) in VMEM
+//! scratch. Per chunk of C tokens (DESIGN.md's chunk math; i, j positions in the chunk):
+//!
+//!   γ = cumsum(g)   D_ij = exp(γ_i - γ_j) for j <= i, else 0
+//!   A = strictly_lower(β_i (k_i·k_j) D_ij)   T = (I + A)⁻¹  (forward substitution)
+//!   U = T (β V)   W = T (β e^γ K)                      -- chunk-parallel
+//!   V' = U - W S   O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V'
+//!   S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V'               -- the serial recurrence
+//!
+//! The forward substitution is an `scf.for` of X ← I - A X from X = I: row i of X is
+//! final after i steps (A is strictly lower triangular), C - 1 steps in all;
+//! `flywheel-tri-inverse` replaces it by blocked inversion. Per-token gates arrive as rows
+//! ([1, C] per chunk); a row becomes the column a tile's rows are scaled by through a
+//! transpose of its broadcast, and the chunk-local cumsum is a product with a triangle of
+//! ones. Token t of the padded tail has g = β = 0 and k = v = 0: the state passes it
+//! unchanged.
+
+use crate::{
+    kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
+    mosaic_attention::whole_blocks,
+};
+
+/// What one Gated DeltaNet kernel computes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GatedDeltaPlan {
+    pub batch: i64,
+    pub key_heads: i64,
+    pub value_heads: i64,
+    pub length: i64,
+    pub key_dim: i64,
+    pub value_dim: i64,
+    pub chunk: i64,
+    /// Element type of q, k, v (`bf16` or `f32`) and of the output.
+    pub input: String,
+    pub output: String,
+    pub scale: f64,
+    /// Whether an initial state operand ([B, Nv, Dk, Dv] f32) is read.
+    pub initial_state: bool,
+}
+
+/// The name of the kernel function in a Gated DeltaNet kernel module.
+pub const KERNEL_NAME: &str = "gated_delta_kernel";
+
+/// The grid's indices as the kernel and its index maps name them.
+const GRID_ARGUMENTS: [&str; 3] = ["%b", "%h", "%c"];
+
+impl GatedDeltaPlan {
+    pub fn padded_length(&self) -> i64 {
+        whole_blocks(self.length, self.chunk)
+    }
+
+    pub fn chunks(&self) -> i64 {
+        self.padded_length() / self.chunk
+    }
+
+    /// (batch, value head, chunk).
+    pub fn grid(&self) -> [i64; 3] {
+        [self.batch, self.value_heads, self.chunks()]
+    }
+
+    /// The chunked form's matmul flops: per chunk and value head K Kᵀ, Q Kᵀ, T [βV | βe^γK],
+    /// W S, Q S, (Q Kᵀ ⊙ D) V' and Kᵀ V' (the inverse and the gate arithmetic not counted).
+    pub fn flops(&self) -> i64 {
+        let (c, dk, dv) = (self.chunk, self.key_dim, self.value_dim);
+        let per_chunk = 2 * c * c * dk * 2 + 2 * c * c * (dk + dv) + 2 * c * dk * dv * 3 + 2 * c * c * dv;
+        self.batch * self.value_heads * self.chunks() * per_chunk
+    }
+
+    pub fn transcendentals(&self) -> i64 {
+        self.batch * self.value_heads * self.chunks() * (self.chunk * self.chunk + 3 * self.chunk)
+    }
+
+    pub fn bytes_accessed(&self) -> i64 {
+        let size = |element: &str| if element == "bf16" { 2 } else { 4 };
+        let tokens = self.batch * self.value_heads * self.padded_length();
+        let states = self.batch * self.value_heads * self.key_dim * self.value_dim * 4 * (1 + i64::from(self.initial_state));
+        tokens * ((2 * self.key_dim + self.value_dim) * size(&self.input) + self.value_dim * size(&self.output) + 2 * 4) + states
+    }
+}
+
+/// The kernel module for `plan`, as text.
+pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
+    let (c, dk, dv) = (plan.chunk, plan.key_dim, plan.value_dim);
+    let input = plan.input.as_str();
+    let (q_window, v_window, gate_window, state_window) = ([1, 1, c, dk], [1, 1, c, dv], [1, 1, 1, 1, c], [1, 1, dk, dv]);
+    let square = [c, c];
+    let mut w = Writer::new(2);
+    let zero = w.constant("0", "index");
+
+    // The first chunk starts from the initial state (or zeros).
+    let first = {
+        let start = w.i32(0);
+        w.cmpi(0, "%c", &start, "i32", "i1")
+    };
+    w.when(&first, |w| {
+        let initial = if plan.initial_state { w.load("%s0", &state_window, "f32", &[dk, dv], &zero) } else { w.splat(0.0, &[dk, dv]) };
+        w.store(&initial, &[dk, dv], "%state", &[dk, dv], "f32", &zero);
+    });
+
+    let q = w.load("%q", &q_window, input, &[c, dk], &zero);
+    let k = w.load("%k", &q_window, input, &[c, dk], &zero);
+    let v = w.load("%v", &v_window, input, &[c, dv], &zero);
+    let g = w.load("%g", &gate_window, "f32", &[1, c], &zero);
+    let beta = w.load("%beta", &gate_window, "f32", &[1, c], &zero);
+    let to_f32 = |w: &mut Writer, value: &str, shape: &[i64]| {
+        if input == "f32" { value.to_owned() } else { w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape)) }
+    };
+
+    // Triangles over (i, j) = (row, column) of a C x C tile.
+    let ints = vector(&square, "i32");
+    let bools = vector(&square, "i1");
+    let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
+    let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
+    let on_or_below = w.cmpi(5, &row, &column, &ints, &bools);
+    let below = w.cmpi(4, &row, &column, &ints, &bools);
+    let (ones, zeros) = (w.splat(1.0, &square), w.splat(0.0, &square));
+    let lower_ones = w.select(&on_or_below, &ones, &zeros, &square);
+
+    // Gate rows: γ = cumsum(g) as g · Lᵀ (L the lower triangle of ones), its last entry
+    // γ_C repeated as g · 1; the MXU takes at least 8 rows.
+    let rows8 = [8, c];
+    let g8 = w.op("vector.broadcast", &[(&g, &f32s(&[1, c]))], "", &f32s(&rows8));
+    let first_row = |w: &mut Writer, value: &str| {
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {c}], strides = [1, 1]}}"), &f32s(&[1, c]))
+    };
+    let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &f32s(&square)), &rows8, true);
+    let gamma = first_row(&mut w, &gamma8);
+    let total8 = w.matmul((&g8, &f32s(&rows8)), (&ones, &f32s(&square)), &rows8, true);
+    let total = first_row(&mut w, &total8);
+    let row_type = f32s(&[1, c]);
+    let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op("math.exp", &[(value, &f32s(shape))], FAST, &f32s(shape));
+    let e_gamma = exp(&mut w, &gamma, &[1, c]);
+    let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
+    let decay_to_end = exp(&mut w, &to_end, &[1, c]);
+    let e_total = exp(&mut w, &total, &[1, c]);
+    let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
+    let scale = w.splat(plan.scale, &[1, c]);
+    let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
+    // A row as the column [C, width] whose row i is entry i, repeated.
+    let column_of = |w: &mut Writer, value: &str, width: i64| {
+        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, c]));
+        w.op("vector.transpose", &[(&wide, &f32s(&[width, c]))], "{permutation = array<i64: 1, 0>}", &f32s(&[c, width]))
+    };
+    let row_of = |w: &mut Writer, value: &str, height: i64| w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[height, c]));
+
+    // D_ij = exp(γ_i - γ_j) on and below the diagonal, 0 above (never exp of a rise).
+    let gamma_i = column_of(&mut w, &gamma, c);
+    let gamma_j = row_of(&mut w, &gamma, c);
+    let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &f32s(&square));
+    let minus_infinity = w.splat(f64::NEG_INFINITY, &square);
+    let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
+    let decay = exp(&mut w, &rise, &square);
+
+    // A = strictly_lower(β_i (k_i·k_j) D_ij), T = (I + A)⁻¹.
+    let kk = w.matmul((&k, &vector(&[c, dk], input)), (&k, &vector(&[c, dk], input)), &square, true);
+    let beta_i = column_of(&mut w, &beta, c);
+    let a = w.binary("arith.mulf", &kk, &decay, &f32s(&square));
+    let a = w.binary("arith.mulf", &a, &beta_i, &f32s(&square));
+    let a = w.select(&below, &a, &zeros, &square);
+    let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
+    let identity = w.select(&diagonal, &ones, &zeros, &square);
+    let square_type = f32s(&square);
+    let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
+        let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false);
+        w.binary("arith.subf", &identity, &ax, &square_type)
+    });
+
+    // U = T (β V), W = T (β e^γ K).
+    let (qf, kf, vf) = (to_f32(&mut w, &q, &[c, dk]), to_f32(&mut w, &k, &[c, dk]), to_f32(&mut w, &v, &[c, dv]));
+    let beta_v = column_of(&mut w, &beta, dv);
+    let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[c, dv]));
+    let beta_k = column_of(&mut w, &beta_e_gamma, dk);
+    let beta_k = w.binary("arith.mulf", &beta_k, &kf, &f32s(&[c, dk]));
+    let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[c, dv])), &[c, dv], false);
+    let w_tile = w.matmul((&t, &square_type), (&beta_k, &f32s(&[c, dk])), &[c, dk], false);
+
+    // V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V'.
+    let state_type = f32s(&[dk, dv]);
+    let s = w.load("%state", &[dk, dv], "f32", &[dk, dv], &zero);
+    let ws = w.matmul((&w_tile, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
+    let new_values = w.binary("arith.subf", &u, &ws, &f32s(&[c, dv]));
+    let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
+    let q_scaled = w.binary("arith.mulf", &q_scale, &qf, &f32s(&[c, dk]));
+    let qs = w.matmul((&q_scaled, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
+    let qk = w.matmul((&q, &vector(&[c, dk], input)), (&k, &vector(&[c, dk], input)), &square, true);
+    let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
+    let score_scale = w.splat(plan.scale, &square);
+    let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
+    let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[c, dv])), &[c, dv], false);
+    let o = w.binary("arith.addf", &qs, &intra, &f32s(&[c, dv]));
+    let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[c, dv]))], "", &vector(&[c, dv], &plan.output)) };
+    w.store(&o, &[c, dv], "%o", &v_window, &plan.output, &zero);
+
+    // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V': Kᵀ once per chunk, its columns scaled by a row.
+    let k_t = w.op("vector.transpose", &[(&kf, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]));
+    let to_end = row_of(&mut w, &decay_to_end, dk);
+    let k_t = w.binary("arith.mulf", &k_t, &to_end, &f32s(&[dk, c]));
+    let update = w.matmul((&k_t, &f32s(&[dk, c])), (&new_values, &f32s(&[c, dv])), &[dk, dv], false);
+    // e^{γ_C} over the whole state: a selector picking one entry of the (constant) row.
+    let selector = {
+        let ints = vector(&[dk, c], "i32");
+        let lane = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
+        let zero_lane = w.constant("dense<0>", &ints);
+        let first_lane = w.cmpi(0, &lane, &zero_lane, &ints, &vector(&[dk, c], "i1"));
+        let (one, none) = (w.splat(1.0, &[dk, c]), w.splat(0.0, &[dk, c]));
+        w.select(&first_lane, &one, &none, &[dk, c])
+    };
+    let e_total_wide = row_of(&mut w, &e_total, dv);
+    let state_decay = w.matmul((&selector, &f32s(&[dk, c])), (&e_total_wide, &f32s(&[dv, c])), &[dk, dv], true);
+    let s = w.binary("arith.mulf", &state_decay, &s, &state_type);
+    let s = w.binary("arith.addf", &s, &update, &state_type);
+    w.store(&s, &[dk, dv], "%state", &[dk, dv], "f32", &zero);
+
+    // The last chunk writes the final state.
+    let last = {
+        let end = w.i32(plan.chunks() - 1);
+        w.cmpi(0, "%c", &end, "i32", "i1")
+    };
+    w.when(&last, |w| w.store(&s, &[dk, dv], "%s_final", &state_window, "f32", &zero));
+    w.line("\"func.return\"() : () -> ()");
+
+    // Operands in the call's order: q, k, v, g, beta, [initial state], then o and the
+    // final state, then the state scratch.
+    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand { name, memref: memref(shape, element), window: window(shape, transform) };
+    let mut operands = vec![
+        operand("%q", &q_window, input, "key_chunks"),
+        operand("%k", &q_window, input, "key_chunks"),
+        operand("%v", &v_window, input, "value_chunks"),
+        operand("%g", &gate_window, "f32", "gate_chunks"),
+        operand("%beta", &gate_window, "f32", "gate_chunks"),
+    ];
+    if plan.initial_state {
+        operands.push(operand("%s0", &state_window, "f32", "states"));
+    }
+    operands.push(operand("%o", &v_window, &plan.output, "value_chunks"));
+    operands.push(operand("%s_final", &state_window, "f32", "states"));
+    let scratch = [("%state", memref(&[dk, dv], "f32"))];
+    // Value head h reads query/key head h / (Nv / Nk).
+    let key_head = format!(
+        "    %ratio = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %key_head = \"arith.divsi\"(%h, %ratio) : (i32, i32) -> i32\n",
+        plan.value_heads / plan.key_heads
+    );
+    let maps = index_map("key_chunks", &GRID_ARGUMENTS, &key_head, "%b, %key_head, %c, %zero", 4)
+        + &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4)
+        + &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5)
+        + &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
+    let function = KernelFunction {
+        name: KERNEL_NAME,
+        grid_arguments: &GRID_ARGUMENTS,
+        grid: &plan.grid(),
+        parallel: &[true, true, false],
+        operands: &operands,
+        scratch: &scratch,
+        body: &w.text,
+    };
+    function.module(symbol, &maps)
+}

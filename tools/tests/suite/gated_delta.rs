@@ -1,0 +1,141 @@
+//! The Gated DeltaNet kernel `flywheel-tile` emits, in its program on the PJRT CPU plugin
+//! (the kernel in the Mosaic interpreter), against the reference lowering of the same
+//! `flywheel.gated_delta` (the per-token recurrence in f32 on XLA:CPU), on the same
+//! inputs: both outputs (o and the final state) within relative L2 1e-3.
+//! `FLYWHEEL_KERNEL_ERRORS=1` prints each case's errors.
+
+use crate::kernels::opt;
+use flywheel_tools::{
+    array::{Array, DType, Rng},
+    compare::{compare, Tolerance},
+    cpu::{locate_cpu_plugin, CpuRunner},
+};
+use libtest_mimic::{Failed, Trial};
+
+/// How the keys are drawn.
+#[derive(Clone, Copy)]
+enum Keys {
+    /// Independent, L2-normalized (as GDN layers normalize them).
+    Random,
+    /// Pairwise cosine about 0.9, with write strength 0.99 and no decay: `I + A` is then
+    /// far from the identity, where product/Neumann forms of its inverse blow up.
+    Correlated,
+}
+
+struct Case {
+    name: &'static str,
+    batch: i64,
+    key_heads: i64,
+    value_heads: i64,
+    length: i64,
+    key_dim: i64,
+    value_dim: i64,
+    element: &'static str,
+    initial_state: bool,
+    keys: Keys,
+    chunk: i64,
+}
+
+const CASES: &[Case] = &[
+    Case { name: "random_bf16_gva", batch: 1, key_heads: 1, value_heads: 2, length: 256, key_dim: 128, value_dim: 128, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64 },
+    Case { name: "padded_f32_initial_state", batch: 2, key_heads: 1, value_heads: 1, length: 200, key_dim: 64, value_dim: 128, element: "f32", initial_state: true, keys: Keys::Random, chunk: 64 },
+    Case { name: "correlated_keys_f32", batch: 1, key_heads: 1, value_heads: 1, length: 256, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64 },
+    Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32 },
+];
+
+/// Passes after `flywheel-tile` each case also runs with.
+const VARIANTS: &[(&str, &str)] = &[("forward_substitution", ""), ("tri_inverse", "flywheel-tri-inverse,")];
+
+pub fn trials() -> Vec<Trial> {
+    VARIANTS
+        .iter()
+        .flat_map(|&(variant, passes)| CASES.iter().map(move |case| Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, passes))))
+        .collect()
+}
+
+fn module(case: &Case) -> String {
+    let tensor = |heads: i64, dim: i64| format!("tensor<{}x{}x{heads}x{dim}x{}>", case.batch, case.length, case.element);
+    let (q, v) = (tensor(case.key_heads, case.key_dim), tensor(case.value_heads, case.value_dim));
+    let gate = format!("tensor<{}x{}x{}xf32>", case.batch, case.length, case.value_heads);
+    let state = format!("tensor<{}x{}x{}x{}xf32>", case.batch, case.value_heads, case.key_dim, case.value_dim);
+    let (initial_argument, initial_operand, initial_type) =
+        if case.initial_state { (format!(", %s0: {state}"), ", %s0", format!(", {state}")) } else { (String::new(), "", String::new()) };
+    format!(
+        "func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}{initial_argument}) -> ({v}, {state}) {{\n  %o, %s = \"flywheel.gated_delta\"(%q, %k, %v, %g, %beta{initial_operand}) {{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, {}>, scale = {} : f32, chunk_size = {} : i64, layout = \"BTNH\"}} : ({q}, {q}, {v}, {gate}, {gate}{initial_type}) -> ({v}, {state})\n  return %o, %s : {v}, {state}\n}}\n",
+        u8::from(case.initial_state),
+        (case.key_dim as f64).powf(-0.5),
+        case.chunk,
+    )
+}
+
+/// Rows of `dim` values, each scaled to unit length.
+fn normalized(values: Vec<f64>, dim: usize) -> Vec<f64> {
+    values
+        .chunks(dim)
+        .flat_map(|row| {
+            let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+            row.iter().map(move |x| x / norm).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn inputs(case: &Case) -> Vec<Array> {
+    let dtype = if case.element == "bf16" { DType::BF16 } else { DType::F32 };
+    let mut rng = Rng::new(5);
+    let mut normal = |count: i64| (0..count).map(|_| rng.normal()).collect::<Vec<f64>>();
+    let key_dims = vec![case.batch, case.length, case.key_heads, case.key_dim];
+    let tokens = case.batch * case.length;
+    let q = normal(tokens * case.key_heads * case.key_dim);
+    let k = match case.keys {
+        Keys::Random => normal(tokens * case.key_heads * case.key_dim),
+        Keys::Correlated => {
+            // k_t = sqrt(0.9) base + sqrt(0.1) noise_t, normalized: cosine ~0.9 pairwise.
+            let base = normal(case.key_dim);
+            let noise = normal(tokens * case.key_heads * case.key_dim);
+            noise.iter().enumerate().map(|(i, n)| 0.9f64.sqrt() * base[i % case.key_dim as usize] + 0.1f64.sqrt() * n).collect()
+        }
+    };
+    let k = normalized(k, case.key_dim as usize);
+    let v = normal(tokens * case.value_heads * case.value_dim);
+    let gates = tokens * case.value_heads;
+    let (g, beta): (Vec<f64>, Vec<f64>) = match case.keys {
+        Keys::Random => (normal(gates).iter().map(|x| -0.1 * x.abs()).collect(), normal(gates).iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect()),
+        Keys::Correlated => (vec![0.0; gates as usize], vec![0.99; gates as usize]),
+    };
+    let gate_dims = vec![case.batch, case.length, case.value_heads];
+    let mut arrays = vec![
+        Array::from_values(dtype, key_dims.clone(), &q),
+        Array::from_values(dtype, key_dims, &k),
+        Array::from_values(dtype, vec![case.batch, case.length, case.value_heads, case.value_dim], &v),
+        Array::from_values(DType::F32, gate_dims.clone(), &g),
+        Array::from_values(DType::F32, gate_dims, &beta),
+    ];
+    if case.initial_state {
+        let state = normal(case.batch * case.value_heads * case.key_dim * case.value_dim);
+        arrays.push(Array::from_values(DType::F32, vec![case.batch, case.value_heads, case.key_dim, case.value_dim], &state));
+    }
+    arrays
+}
+
+fn check(case: &Case, passes: &str) -> Result<(), Failed> {
+    let source = module(case);
+    let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module(flywheel-tile,{passes}flywheel-lower-to-mosaic)"))?;
+    let reference = opt(case.name, &source, "flywheel-lower-to-stablehlo")?;
+    if with_kernel.matches("\"tpu_custom_call\"").count() != 1 {
+        return Err("expected one kernel".into());
+    }
+    let inputs = inputs(case);
+    let runner = CpuRunner::load(&locate_cpu_plugin(None)?)?;
+    let expected = runner.run(reference.as_bytes(), &inputs)?;
+    let kernel = runner.run(with_kernel.as_bytes(), &inputs)?;
+    for (name, (expected, kernel)) in ["o", "final state"].iter().zip(expected.iter().zip(&kernel)) {
+        let comparison = compare(expected, kernel, Tolerance { rtol: 1e-3, atol: 0.0 });
+        if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
+            eprintln!("{} [{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
+        }
+        if let Some(failure) = comparison.failure {
+            return Err(format!("{}: {name}: kernel vs reference: {failure}", case.name).into());
+        }
+    }
+    Ok(())
+}
