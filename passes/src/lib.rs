@@ -26,6 +26,7 @@ pub mod tile;
 pub mod tile_ir;
 pub mod tpu_pipeline;
 pub mod trace;
+pub mod tri_inverse;
 pub mod verify;
 
 pub use flywheel_dialect;

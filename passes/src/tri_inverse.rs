@@ -1,0 +1,222 @@
+//! `flywheel-tri-inverse`: in Gated DeltaNet kernels (FlyWheel tile IR), replaces the
+//! forward substitution that inverts I + A (A strictly lower triangular, C x C) — an
+//! `scf.for` of X ← I - A X from X = I, C - 1 serial products — by a blocked inverse:
+//!
+//! - the diagonal blocks of `block` rows (8 or 16) by the same forward substitution on A
+//!   restricted to them: `block` - 1 steps, each still one C x C product, in f32;
+//! - then merges that double the solved blocks, as MXU products: with Y the inverse of
+//!   the diagonal blocks of size s and E the lower-left blocks of A inside each 2s block,
+//!   (I + A)⁻¹ on the 2s blocks is Y - Y E Y (per 2s block: X21 = -X22 A21 X11).
+//!
+//! Exact in exact arithmetic, and never a product or Neumann form over the whole chunk
+//! (DESIGN.md: those overflow for correlated keys). A loop is rewritten only when it is
+//! certainly this inverse: X starts as the identity, each step yields I - A X with A
+//! defined outside the loop as a select under the strict lower triangle, and the loop
+//! runs at least C - 1 steps; anything else is left alone (with a remark if asked).
+
+use crate::{
+    options::{OptionKind, OptionSpec, PassOptions},
+    registry::{external_pass, Anchor, PassId, PassInfo},
+    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, splat_before},
+};
+use flywheel_dialect::diagnostics::{emit_error, emit_remark};
+use melior::ir::{
+    attribute::{DenseI32ArrayAttribute, IntegerAttribute},
+    operation::{OperationLike, OperationMutLike, OperationRef},
+    BlockLike, RegionLike, Type, Value, ValueLike,
+};
+use melior::pass::Pass;
+
+static PASS_ID: PassId = PassId;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "16", help: "Rows of the diagonal blocks inverted by forward substitution" },
+    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
+];
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-tri-inverse",
+    summary: "Blocked triangular inverse in Gated DeltaNet kernels: small diagonal blocks by forward substitution, merged by MXU products",
+    options: OPTIONS,
+    create,
+};
+
+fn create(options: &PassOptions) -> Pass {
+    let block: i64 = options.choice("block").parse().expect("a listed choice");
+    let remarks = options.bool("remarks");
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, block, remarks))
+}
+
+/// Rewrites every forward-substitution inverse in the Gated DeltaNet kernels directly in
+/// `root`.
+pub fn tri_inverse(root: OperationRef, block: i64, remarks: bool) -> bool {
+    let calls = kernel_call_locations(root);
+    for (symbol, kernel) in kernel_functions(root, crate::mosaic_gated_delta::KERNEL_NAME) {
+        let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
+        for for_op in ops_named(kernel, "scf.for") {
+            match forward_substitution(for_op) {
+                Ok(inverse) if inverse.size <= block => {
+                    if remarks {
+                        emit_remark(location, &format!("@{symbol}: a {0} x {0} inverse is already one diagonal block of {block}", inverse.size));
+                    }
+                }
+                Ok(inverse) if inverse.size % block != 0 => {
+                    emit_error(location, &format!("@{symbol}: flywheel-tri-inverse: blocks of {block} do not tile a {} x {} inverse", inverse.size, inverse.size));
+                    return false;
+                }
+                Ok(inverse) => {
+                    blocked(&inverse, block);
+                    if remarks {
+                        let merges = (inverse.size / block).ilog2();
+                        emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse blocked: diagonal blocks of {block} by forward substitution, {merges} merge(s)", inverse.size));
+                    }
+                }
+                Err(reason) => {
+                    if remarks {
+                        emit_remark(location, &format!("@{symbol}: loop left alone: {reason}"));
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// A matched forward substitution: the loop, A, and the step's product.
+struct ForwardSubstitution<'c, 'a> {
+    for_op: OperationRef<'c, 'a>,
+    a: Value<'c, 'a>,
+    product: OperationRef<'c, 'a>,
+    /// C: A is C x C.
+    size: i64,
+}
+
+fn integer(value: Value) -> Option<i64> {
+    let constant = defined_by(value, "arith.constant")?;
+    IntegerAttribute::try_from(constant.attribute("value").ok()?).ok().map(|integer| integer.value())
+}
+
+/// The `tpu.iota` dimension that produces `value`.
+fn iota_dimension(value: Value) -> Option<i32> {
+    let iota = defined_by(value, "tpu.iota")?;
+    DenseI32ArrayAttribute::try_from(iota.attribute("dimensions").ok()?).ok()?.element(0).ok()
+}
+
+/// The `arith.cmpi` predicate of `value` when it compares the row index with the column
+/// index of the same tile (iota 0 against iota 1).
+fn row_column_test(value: Value) -> Option<i64> {
+    let cmpi = defined_by(value, "arith.cmpi")?;
+    let sides = (iota_dimension(cmpi.operand(0).ok()?)?, iota_dimension(cmpi.operand(1).ok()?)?);
+    (sides == (0, 1)).then(|| IntegerAttribute::try_from(cmpi.attribute("predicate").ok()?).ok().map(|p| p.value()))?
+}
+
+/// `select(row <predicate> column, x, 0)`: returns x.
+fn selected_by<'c: 'a, 'a>(value: Value<'c, 'a>, predicate: i64) -> Option<Value<'c, 'a>> {
+    let select = defined_by(value, "arith.select")?;
+    let kept = select.operand(1).ok()?;
+    (row_column_test(select.operand(0).ok()?)? == predicate && float_splat(select.operand(2).ok()?)? == 0.0).then_some(kept)
+}
+
+fn is_identity(value: Value) -> bool {
+    selected_by(value, 0).and_then(float_splat) == Some(1.0)
+}
+
+/// Square f32 vector size of `r#type`, if it is one.
+fn square_size(r#type: Type) -> Option<i64> {
+    let text = r#type.to_string();
+    let inner = text.strip_prefix("vector<")?.strip_suffix("xf32>")?;
+    let (rows, columns) = inner.split_once('x')?;
+    (rows == columns).then(|| rows.parse().ok())?
+}
+
+fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<ForwardSubstitution<'c, 'a>, String> {
+    let miss = |reason: &str| Err(reason.to_owned());
+    if for_op.operand_count() != 4 || for_op.result_count() != 1 {
+        return miss("not a loop carrying one value");
+    }
+    let operand = |i: usize| for_op.operand(i).expect("counted");
+    let Some(size) = square_size(operand(3).r#type()) else { return miss("the carried value is not a square f32 tile") };
+    if !is_identity(operand(3)) {
+        return miss("the carried value does not start as the identity");
+    }
+    let (Some(lower), Some(upper), Some(1)) = (integer(operand(0)), integer(operand(1)), integer(operand(2))) else {
+        return miss("the bounds are not constants with step 1");
+    };
+    if upper - lower < size - 1 {
+        return miss(&format!("{} steps do not settle all {size} rows", upper - lower));
+    }
+    let body = for_op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
+    let ops = block_ops(body);
+    let Some(yield_op) = ops.last().filter(|op| op.name().as_string_ref().as_str() == Ok("scf.yield")) else { return miss("no yield") };
+    let next = yield_op.operand(0).map_err(|_| "the loop yields nothing")?;
+    let subtraction = defined_by(next, "arith.subf").ok_or("the step is not I - A X")?;
+    if !is_identity(subtraction.operand(0).expect("binary")) {
+        return miss("the step does not subtract from the identity");
+    }
+    let product = defined_by(subtraction.operand(1).expect("binary"), "flywheel.matmul").ok_or("the step is not I - A X")?;
+    let transposed = product.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_none_or(|flag| flag.value() != 0);
+    let carried: Value = body.argument(1).map_err(|_| "no carried argument")?.into();
+    let (a, x, accumulator) = (product.operand(0).expect("lhs"), product.operand(1).expect("rhs"), product.operand(2).expect("acc"));
+    if transposed || x != carried || float_splat(accumulator) != Some(0.0) {
+        return miss("the step's product is not A X");
+    }
+    if selected_by(a, 4).is_none() {
+        return miss("A is not selected under the strict lower triangle");
+    }
+    if defined_by(a, "arith.select").and_then(|select| select.parent_operation()) == Some(for_op) {
+        return miss("A is computed inside the loop");
+    }
+    Ok(ForwardSubstitution { for_op, a, product, size })
+}
+
+/// Rewrites a matched forward substitution into the blocked inverse.
+fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64) {
+    let ForwardSubstitution { for_op, a, product, size } = *inverse;
+    let square = a.r#type();
+    let context = for_op.context();
+    let ints = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi32>")).expect("a vector type");
+    let bools = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi1>")).expect("a vector type");
+    // Row and column indices, and `index / span` for each, built before `anchor`.
+    let divided = |anchor: OperationRef<'c, 'a>, dimension: i32, span: i64| -> Value<'c, 'a> {
+        let index = insert_before(anchor, "tpu.iota", &[], ints, &[("dimensions", format!("array<i32: {dimension}>"))]);
+        let span = insert_before(anchor, "arith.constant", &[], ints, &[("value", format!("dense<{span}> : {ints}"))]);
+        insert_before(anchor, "arith.divsi", &[index, span], ints, &[])
+    };
+    let same_span = |anchor: OperationRef<'c, 'a>, span: i64| -> Value<'c, 'a> {
+        let (row, column) = (divided(anchor, 0, span), divided(anchor, 1, span));
+        insert_before(anchor, "arith.cmpi", &[row, column], bools, &[("predicate", "0 : i64".into())])
+    };
+    let masked = |anchor: OperationRef<'c, 'a>, keep: Value<'c, 'a>| -> Value<'c, 'a> {
+        let zeros = splat_before(anchor, 0.0, square);
+        insert_before(anchor, "arith.select", &[keep, a, zeros], square, &[])
+    };
+    // The diagonal blocks: the loop runs `block` - 1 steps on A restricted to them.
+    let diagonal = masked(for_op, same_span(for_op, block));
+    mutable(product).set_operand(0, diagonal);
+    let lower = integer(for_op.operand(0).expect("lower bound")).expect("matched");
+    let upper = insert_before(for_op, "arith.constant", &[], for_op.operand(1).expect("upper bound").r#type(), &[("value", format!("{} : index", lower + block - 1))]);
+    mutable(for_op).set_operand(1, upper);
+
+    // Merges: X ← X - X (E X), E the lower-left s-blocks of A inside each 2s block.
+    let anchor = for_op.next_in_block().expect("a loop is followed by its block's terminator");
+    let solved: Value = for_op.result(0).expect("one result").into();
+    let users: Vec<_> = crate::tile_ir::users(solved);
+    let matmul = |lhs, rhs| {
+        let zeros = splat_before(anchor, 0.0, square);
+        insert_before(anchor, "flywheel.matmul", &[lhs, rhs, zeros], square, &[("transpose_rhs", "false".into())])
+    };
+    let mut x = solved;
+    let mut span = block;
+    while span < size {
+        let within = same_span(anchor, 2 * span);
+        let apart = insert_before(anchor, "arith.xori", &[within, same_span(anchor, span)], bools, &[]);
+        let lower_left = masked(anchor, apart);
+        let ex = matmul(lower_left, x);
+        let xex = matmul(x, ex);
+        x = insert_before(anchor, "arith.subf", &[x, xex], square, &[("fastmath", "#arith.fastmath<none>".into())]);
+        span *= 2;
+    }
+    for (user, position) in users {
+        mutable(user).set_operand(position, x);
+    }
+}
