@@ -78,3 +78,29 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
   %o = "flywheel.attention"(%q, %k, %v) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.125 : f32, causal = false, window = array<i64: 0, 0>, layout = "BNTH", q_heads = 2, kv_heads = 2} : (tensor<1x2x128x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>) -> tensor<1x2x128x64xf32>
   return %o : tensor<1x2x128x64xf32>
 }
+
+// Gated DeltaNet: a chunked kernel, grid (batch, value head, chunk), the chunk axis
+// sequential with the f32 state in scratch; q and k read through the value head's key
+// head (h / 2), the gates as one [1, 64] row per chunk.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64)
+// RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
+// GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"({{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// GDN: sym_name = "gated_delta_kernel"
+// GDN: "scf.for"
+// GDN: dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>]
+// GDN-SAME: iteration_bounds = array<i64: 1, 2, 2>
+// GDN-SAME: scratch_operands = 1 : i64
+// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}
+// GDN: sym_name = "key_chunks"
+// GDN: %[[RATIO:.*]] = "arith.constant"() <{value = 2 : i32}>
+// GDN-NEXT: %[[KEY_HEAD:.*]] = "arith.divsi"(%{{.*}}, %[[RATIO]])
+// GDN-NEXT: "func.return"(%{{.*}}, %[[KEY_HEAD]], %{{.*}}, %{{.*}})
+// Head dims the kernel does not take, and chunk sizes, are kept with a reason.
+// RUN: flywheel-opt %S/Inputs/gdn-whole.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-KEPT
+// GDN-KEPT: remark: kept for the reference lowering: chunks of 4 tokens (16, 32, 64 or 128)
+// GDN-KEPT: "flywheel.gated_delta"
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='chunk=48 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-CHUNK
+// GDN-CHUNK: remark: kept for the reference lowering: chunks of 48 tokens (16, 32, 64 or 128)
+// RUN: sed 's/x128xbf16/x96xbf16/g; s/x128x128xf32/x96x96xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-DIMS
+// GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (64, 128 or 256)

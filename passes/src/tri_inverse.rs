@@ -30,7 +30,7 @@ use melior::pass::Pass;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "16", help: "Rows of the diagonal blocks inverted by forward substitution" },
+    OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted by forward substitution (8 measured faster than 16 on v6e and tpu7x)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
 ];
 

@@ -1,0 +1,68 @@
+// flywheel-tri-inverse: the Gated DeltaNet kernel's (I + A)^-1 (A strictly lower
+// triangular, 64 x 64), written by flywheel-tile as forward substitution (an scf.for of
+// 63 steps X <- I - A X from X = I), becomes the blocked inverse: the same loop on A's
+// diagonal blocks for block - 1 steps, then merges X <- X - X (E X) on the MXU, E the
+// lower-left blocks of A inside blocks twice the size solved so far.
+
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile -o %t.tiled.mlir
+// The baseline: 63 steps on A itself.
+// RUN: FileCheck %s --check-prefix=BASE < %t.tiled.mlir
+// BASE: %[[BELOW:.*]] = "arith.cmpi"(%[[ROW:.*]], %[[COLUMN:.*]]) <{predicate = 4 : i64}>
+// BASE: %[[A:.*]] = "arith.select"(%[[BELOW]],
+// BASE: %[[STEPS:.*]] = "arith.constant"() <{value = 63 : index}>
+// BASE: "scf.for"(%{{.*}}, %[[STEPS]], %{{.*}}, %[[I:.*]]) ({
+// BASE-NEXT: ^bb0(%{{.*}}: index, %[[X:.*]]: vector<64x64xf32>):
+// BASE: %[[AX:.*]] = "flywheel.matmul"(%[[A]], %[[X]], %{{.*}})
+// BASE-NEXT: %[[NEXT:.*]] = "arith.subf"(%[[I]], %[[AX]])
+// BASE-NEXT: "scf.yield"(%[[NEXT]])
+
+// Blocks of 8 (the default): 7 steps on A's diagonal 8-blocks, then 3 merges.
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 remarks=true' 2>&1 -o %t.blocked.mlir | FileCheck %s --check-prefix=REMARK
+// REMARK: t.tiled.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by forward substitution, 3 merge(s)
+// RUN: FileCheck %s --check-prefix=BLOCKED < %t.blocked.mlir
+// BLOCKED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
+// BLOCKED: %[[A:.*]] = "arith.select"(%[[BELOW]],
+// The diagonal blocks: row / 8 == column / 8.
+// BLOCKED: %[[EIGHT:.*]] = "arith.constant"() <{value = dense<8> : vector<64x64xi32>}>
+// BLOCKED: "arith.divsi"
+// BLOCKED: %[[SAME:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
+// BLOCKED: %[[BLOCK_DIAGONAL:.*]] = "arith.select"(%[[SAME]], %[[A]], %{{.*}})
+// BLOCKED: %[[STEPS:.*]] = "arith.constant"() <{value = 7 : index}>
+// BLOCKED: %[[SOLVED:.*]] = "scf.for"(%{{.*}}, %[[STEPS]],
+// BLOCKED: "flywheel.matmul"(%[[BLOCK_DIAGONAL]],
+// First merge: within 16-blocks, not within 8-blocks.
+// BLOCKED: "arith.constant"() <{value = dense<16> : vector<64x64xi32>}>
+// BLOCKED: %[[APART:.*]] = "arith.xori"
+// BLOCKED: %[[E:.*]] = "arith.select"(%[[APART]], %[[A]],
+// BLOCKED: %[[EX:.*]] = "flywheel.matmul"(%[[E]], %[[SOLVED]],
+// BLOCKED: %[[XEX:.*]] = "flywheel.matmul"(%[[SOLVED]], %[[EX]],
+// BLOCKED: %[[X16:.*]] = "arith.subf"(%[[SOLVED]], %[[XEX]])
+// BLOCKED: "arith.constant"() <{value = dense<32> : vector<64x64xi32>}>
+// BLOCKED: "flywheel.matmul"({{.*}}, %[[X16]],
+// BLOCKED: "arith.constant"() <{value = dense<64> : vector<64x64xi32>}>
+// BLOCKED: %[[X64:.*]] = "arith.subf"
+// U and W use the blocked inverse.
+// BLOCKED: "flywheel.matmul"(%[[X64]],
+// BLOCKED: "flywheel.matmul"(%[[X64]],
+
+// Near misses, left alone with a remark: A under the lower triangle with its diagonal
+// (not nilpotent: forward substitution with it is not (I + A)^-1 any more) ...
+// RUN: sed 's/predicate = 4 : i64/predicate = 5 : i64/' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=DIAGONAL
+// DIAGONAL: remark: @flywheel_kernel_0: loop left alone: A is not selected under the strict lower triangle
+// DIAGONAL: "arith.constant"() <{value = 63 : index}>
+// ... too few steps to settle every row ...
+// RUN: sed 's/value = 63 : index/value = 40 : index/' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=SHORT
+// SHORT: remark: @flywheel_kernel_0: loop left alone: 40 steps do not settle all 64 rows
+// SHORT-NOT: dense<16> : vector<64x64xi32>
+// ... and a step that is X A, not A X.
+// RUN: sed -E 's/"flywheel.matmul"\((%[0-9]+), (%arg[0-9]+), /"flywheel.matmul"(\2, \1, /' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=ORDER
+// ORDER: remark: @flywheel_kernel_0: loop left alone: the step's product is not A X
+// A chunk no larger than a block is already solved by its loop.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{chunk=16},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
+// SMALL: remark: @flywheel_kernel_0: a 16 x 16 inverse is already one diagonal block of 16
+// Attention kernels have no such loop; bad options are errors.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=ATTENTION
+// ATTENTION-NOT: remark
+// ATTENTION: stable_mosaic.version
+// RUN: not flywheel-opt %t.tiled.mlir --flywheel-tri-inverse=block=12 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: flywheel-opt: pass 'flywheel-tri-inverse': invalid value '12' for option 'block'
