@@ -411,8 +411,8 @@ fn plan_gated_delta(op: GatedDeltaOp, chunk: i64) -> Result<GatedDeltaPlan, Stri
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
     }
-    if !matches!(plan.key_dim, 64 | 128 | 256) || !matches!(plan.value_dim, 64 | 128 | 256) {
-        return Err(format!("head dims {}/{} (64, 128 or 256)", plan.key_dim, plan.value_dim));
+    if !matches!(plan.key_dim, 32 | 64 | 128 | 256) || !matches!(plan.value_dim, 32 | 64 | 128 | 256) {
+        return Err(format!("head dims {}/{} (32, 64, 128 or 256)", plan.key_dim, plan.value_dim));
     }
     if plan.key_heads == 0 || plan.value_heads % plan.key_heads != 0 {
         return Err("the key heads do not divide the value heads".into());

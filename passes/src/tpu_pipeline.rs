@@ -1,8 +1,10 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
 //! verify, choose kernel layouts (`flywheel-layout`), tile each attention the kernel
-//! serves (block sizes per target, key blocks in two sub-blocks), rewrite its softmax
-//! (`flywheel-exp-softmax`), software-pipeline its key blocks (`flywheel-pipeline`),
-//! serialize the kernel for Mosaic, and lower what is left to plain StableHLO.
+//! serves (block sizes per target, key blocks in two sub-blocks) and each Gated DeltaNet
+//! (chunks of the op's chunk size), rewrite the softmax (`flywheel-exp-softmax`),
+//! software-pipeline the key blocks (`flywheel-pipeline`), block GDN's triangular inverse
+//! (`flywheel-tri-inverse`), serialize the kernels for Mosaic, and lower what is left to
+//! plain StableHLO.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -44,7 +46,7 @@ fn expand(options: &PassOptions) -> String {
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-layout{{target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},\
-         flywheel-pipeline{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
+         flywheel-pipeline{{remarks={remarks}}},flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
     )
 }
 
