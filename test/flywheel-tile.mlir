@@ -103,4 +103,4 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='chunk=48 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-CHUNK
 // GDN-CHUNK: remark: kept for the reference lowering: chunks of 48 tokens (16, 32, 64 or 128)
 // RUN: sed 's/x128xbf16/x96xbf16/g; s/x128x128xf32/x96x96xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-DIMS
-// GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (64, 128 or 256)
+// GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (32, 64, 128 or 256)

@@ -115,13 +115,29 @@ impl Writer {
     }
 
     pub fn store(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, zero: &str) {
-        let value = if memref_shape == shape {
+        let origin = vec![zero.to_owned(); memref_shape.len()];
+        self.store_at(value, shape, reference, memref_shape, element, memref_shape, origin);
+    }
+
+    /// Stores `value` (of `shape`) as the `block` of a window or scratch buffer at the
+    /// static `origin`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_block(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: &[i64]) {
+        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
+        self.store_at(value, shape, reference, memref_shape, element, block, origin);
+    }
+
+    /// `tpu.vector_store` of `value` (of `shape`, reshaped to `block`) at the index values
+    /// `origin`.
+    #[allow(clippy::too_many_arguments)]
+    fn store_at(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: Vec<String>) {
+        let value = if block == shape {
             value.to_owned()
         } else {
-            self.op("vector.shape_cast", &[(value, &vector(shape, element))], "", &vector(memref_shape, element))
+            self.op("vector.shape_cast", &[(value, &vector(shape, element))], "", &vector(block, element))
         };
-        let mut operands = vec![(value, vector(memref_shape, element)), (reference.to_owned(), memref(memref_shape, element))];
-        operands.extend(memref_shape.iter().map(|_| (zero.to_owned(), "index".to_owned())));
+        let mut operands = vec![(value, vector(block, element)), (reference.to_owned(), memref(memref_shape, element))];
+        operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
         self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));

@@ -128,6 +128,10 @@ fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
     Ok(())
 }
 
+fn element_type_name(value: Value) -> String {
+    unsafe { melior::ir::Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(melior::ir::TypeLike::to_raw(&value.r#type()))) }.to_string()
+}
+
 fn rank(value: Value) -> i64 {
     unsafe { mlir_sys::mlirShapedTypeGetRank(melior::ir::TypeLike::to_raw(&value.r#type())) }
 }
@@ -209,6 +213,11 @@ fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
         .map_err(|error| error.to_string())?;
     for (name, value) in [("dimension_numbers", numbers.as_str()), ("transpose_lhs", "false"), ("transpose_lhs_hint", "false"), ("transpose_rhs", "false")] {
         mosaic.set_attribute(name, b.attribute(value));
+    }
+    // f32 operands are multiplied in f32: at Mosaic's default precision the MXU would
+    // round them to bf16 (one pass), which is not what flywheel.matmul means.
+    if element_type_name(operands[0]) == "f32" {
+        mosaic.set_attribute("precision", b.attribute("#tpu.contract_precision<fp32>"));
     }
     let mosaic = b.insert_op(mosaic).result(0).expect("one result");
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), mosaic.to_raw()) };

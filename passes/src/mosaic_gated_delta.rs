@@ -15,7 +15,9 @@
 //! ([1, C] per chunk); a row becomes the column a tile's rows are scaled by through a
 //! transpose of its broadcast, and the chunk-local cumsum is a product with a triangle of
 //! ones. Token t of the padded tail has g = β = 0 and k = v = 0: the state passes it
-//! unchanged.
+//! unchanged. A grid step serves `heads_per_step` value heads, one after another in its
+//! program (independent chains the scheduler can interleave), sharing each key head's
+//! Q Kᵀ, K Kᵀ and Kᵀ among the value heads that read it.
 
 use crate::{
     kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
@@ -38,6 +40,9 @@ pub struct GatedDeltaPlan {
     pub scale: f64,
     /// Whether an initial state operand ([B, Nv, Dk, Dv] f32) is read.
     pub initial_state: bool,
+    /// Value heads one grid step serves (their chains are independent, so the scheduler
+    /// can interleave them); divides the value heads, and the group or a multiple of it.
+    pub heads_per_step: i64,
 }
 
 /// The name of the kernel function in a Gated DeltaNet kernel module.
@@ -55,9 +60,19 @@ impl GatedDeltaPlan {
         self.padded_length() / self.chunk
     }
 
-    /// (batch, value head, chunk).
+    /// Value heads per key head.
+    pub fn group(&self) -> i64 {
+        self.value_heads / self.key_heads
+    }
+
+    /// Key heads one grid step reads: its value heads' (at least one).
+    pub fn key_heads_per_step(&self) -> i64 {
+        (self.heads_per_step / self.group()).max(1)
+    }
+
+    /// (batch, block of value heads, chunk).
     pub fn grid(&self) -> [i64; 3] {
-        [self.batch, self.value_heads, self.chunks()]
+        [self.batch, self.value_heads / self.heads_per_step, self.chunks()]
     }
 
     /// The chunked form's matmul flops: per chunk and value head K Kᵀ, Q Kᵀ, T [βV | βe^γK],
@@ -82,12 +97,14 @@ impl GatedDeltaPlan {
 
 /// The kernel module for `plan`, as text.
 pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
-    let (c, dk, dv) = (plan.chunk, plan.key_dim, plan.value_dim);
+    let (c, dk, dv, heads) = (plan.chunk, plan.key_dim, plan.value_dim, plan.heads_per_step);
     let input = plan.input.as_str();
-    let (q_window, v_window, gate_window, state_window) = ([1, 1, c, dk], [1, 1, c, dv], [1, 1, 1, 1, c], [1, 1, dk, dv]);
+    let key_slots = plan.key_heads_per_step();
+    let (q_window, v_window, gate_window, state_window) = ([1, key_slots, c, dk], [1, heads, c, dv], [1, heads, 1, 1, c], [1, heads, dk, dv]);
+    let state_scratch = [heads, dk, dv];
     let square = [c, c];
+    let square_type = f32s(&square);
     let mut w = Writer::new(2);
-    let zero = w.constant("0", "index");
 
     // The first chunk starts from the initial state (or zeros).
     let first = {
@@ -95,18 +112,19 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         w.cmpi(0, "%c", &start, "i32", "i1")
     };
     w.when(&first, |w| {
-        let initial = if plan.initial_state { w.load("%s0", &state_window, "f32", &[dk, dv], &zero) } else { w.splat(0.0, &[dk, dv]) };
-        w.store(&initial, &[dk, dv], "%state", &[dk, dv], "f32", &zero);
+        for head in 0..heads {
+            let initial = if plan.initial_state {
+                w.load_block("%s0", &state_window, "f32", &[1, 1, dk, dv], &[0, head, 0, 0], &[dk, dv])
+            } else {
+                w.splat(0.0, &[dk, dv])
+            };
+            w.store_block(&initial, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);
+        }
     });
-
-    let q = w.load("%q", &q_window, input, &[c, dk], &zero);
-    let k = w.load("%k", &q_window, input, &[c, dk], &zero);
-    let v = w.load("%v", &v_window, input, &[c, dv], &zero);
-    let g = w.load("%g", &gate_window, "f32", &[1, c], &zero);
-    let beta = w.load("%beta", &gate_window, "f32", &[1, c], &zero);
     let to_f32 = |w: &mut Writer, value: &str, shape: &[i64]| {
         if input == "f32" { value.to_owned() } else { w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape)) }
     };
+    let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op("math.exp", &[(value, &f32s(shape))], FAST, &f32s(shape));
 
     // Triangles over (i, j) = (row, column) of a C x C tile.
     let ints = vector(&square, "i32");
@@ -117,108 +135,125 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let below = w.cmpi(4, &row, &column, &ints, &bools);
     let (ones, zeros) = (w.splat(1.0, &square), w.splat(0.0, &square));
     let lower_ones = w.select(&on_or_below, &ones, &zeros, &square);
-
-    // Gate rows: γ = cumsum(g) as g · Lᵀ (L the lower triangle of ones), its last entry
-    // γ_C repeated as g · 1; the MXU takes at least 8 rows.
-    let rows8 = [8, c];
-    let g8 = w.op("vector.broadcast", &[(&g, &f32s(&[1, c]))], "", &f32s(&rows8));
-    let first_row = |w: &mut Writer, value: &str| {
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {c}], strides = [1, 1]}}"), &f32s(&[1, c]))
-    };
-    let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &f32s(&square)), &rows8, true);
-    let gamma = first_row(&mut w, &gamma8);
-    let total8 = w.matmul((&g8, &f32s(&rows8)), (&ones, &f32s(&square)), &rows8, true);
-    let total = first_row(&mut w, &total8);
-    let row_type = f32s(&[1, c]);
-    let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op("math.exp", &[(value, &f32s(shape))], FAST, &f32s(shape));
-    let e_gamma = exp(&mut w, &gamma, &[1, c]);
-    let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
-    let decay_to_end = exp(&mut w, &to_end, &[1, c]);
-    let e_total = exp(&mut w, &total, &[1, c]);
-    let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
-    let scale = w.splat(plan.scale, &[1, c]);
-    let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
-    // A row as the column [C, width] whose row i is entry i, repeated.
-    let column_of = |w: &mut Writer, value: &str, width: i64| {
-        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, c]));
-        w.op("vector.transpose", &[(&wide, &f32s(&[width, c]))], "{permutation = array<i64: 1, 0>}", &f32s(&[c, width]))
-    };
-    let row_of = |w: &mut Writer, value: &str, height: i64| w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[height, c]));
-
-    // D_ij = exp(γ_i - γ_j) on and below the diagonal, 0 above (never exp of a rise).
-    let gamma_i = column_of(&mut w, &gamma, c);
-    let gamma_j = row_of(&mut w, &gamma, c);
-    let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &f32s(&square));
-    let minus_infinity = w.splat(f64::NEG_INFINITY, &square);
-    let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
-    let decay = exp(&mut w, &rise, &square);
-
-    // A = strictly_lower(β_i (k_i·k_j) D_ij), T = (I + A)⁻¹.
-    let kk = w.matmul((&k, &vector(&[c, dk], input)), (&k, &vector(&[c, dk], input)), &square, true);
-    let beta_i = column_of(&mut w, &beta, c);
-    let a = w.binary("arith.mulf", &kk, &decay, &f32s(&square));
-    let a = w.binary("arith.mulf", &a, &beta_i, &f32s(&square));
-    let a = w.select(&below, &a, &zeros, &square);
     let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
     let identity = w.select(&diagonal, &ones, &zeros, &square);
-    let square_type = f32s(&square);
-    let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
-        let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false);
-        w.binary("arith.subf", &identity, &ax, &square_type)
-    });
-
-    // U = T (β V), W = T (β e^γ K).
-    let (qf, kf, vf) = (to_f32(&mut w, &q, &[c, dk]), to_f32(&mut w, &k, &[c, dk]), to_f32(&mut w, &v, &[c, dv]));
-    let beta_v = column_of(&mut w, &beta, dv);
-    let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[c, dv]));
-    let beta_k = column_of(&mut w, &beta_e_gamma, dk);
-    let beta_k = w.binary("arith.mulf", &beta_k, &kf, &f32s(&[c, dk]));
-    let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[c, dv])), &[c, dv], false);
-    let w_tile = w.matmul((&t, &square_type), (&beta_k, &f32s(&[c, dk])), &[c, dk], false);
-
-    // V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V'.
-    let state_type = f32s(&[dk, dv]);
-    let s = w.load("%state", &[dk, dv], "f32", &[dk, dv], &zero);
-    let ws = w.matmul((&w_tile, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
-    let new_values = w.binary("arith.subf", &u, &ws, &f32s(&[c, dv]));
-    let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
-    let q_scaled = w.binary("arith.mulf", &q_scale, &qf, &f32s(&[c, dk]));
-    let qs = w.matmul((&q_scaled, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
-    let qk = w.matmul((&q, &vector(&[c, dk], input)), (&k, &vector(&[c, dk], input)), &square, true);
-    let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
+    let minus_infinity = w.splat(f64::NEG_INFINITY, &square);
     let score_scale = w.splat(plan.scale, &square);
-    let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
-    let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[c, dv])), &[c, dv], false);
-    let o = w.binary("arith.addf", &qs, &intra, &f32s(&[c, dv]));
-    let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[c, dv]))], "", &vector(&[c, dv], &plan.output)) };
-    w.store(&o, &[c, dv], "%o", &v_window, &plan.output, &zero);
-
-    // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V': Kᵀ once per chunk, its columns scaled by a row.
-    let k_t = w.op("vector.transpose", &[(&kf, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]));
-    let to_end = row_of(&mut w, &decay_to_end, dk);
-    let k_t = w.binary("arith.mulf", &k_t, &to_end, &f32s(&[dk, c]));
-    let update = w.matmul((&k_t, &f32s(&[dk, c])), (&new_values, &f32s(&[c, dv])), &[dk, dv], false);
-    // e^{γ_C} over the whole state: a selector picking one entry of the (constant) row.
-    let selector = {
+    // A [dk, C] selector of the first lane (see the state decay below).
+    let first_lane = {
         let ints = vector(&[dk, c], "i32");
         let lane = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
         let zero_lane = w.constant("dense<0>", &ints);
-        let first_lane = w.cmpi(0, &lane, &zero_lane, &ints, &vector(&[dk, c], "i1"));
+        let is_first = w.cmpi(0, &lane, &zero_lane, &ints, &vector(&[dk, c], "i1"));
         let (one, none) = (w.splat(1.0, &[dk, c]), w.splat(0.0, &[dk, c]));
-        w.select(&first_lane, &one, &none, &[dk, c])
+        w.select(&is_first, &one, &none, &[dk, c])
     };
-    let e_total_wide = row_of(&mut w, &e_total, dv);
-    let state_decay = w.matmul((&selector, &f32s(&[dk, c])), (&e_total_wide, &f32s(&[dv, c])), &[dk, dv], true);
-    let s = w.binary("arith.mulf", &state_decay, &s, &state_type);
-    let s = w.binary("arith.addf", &s, &update, &state_type);
-    w.store(&s, &[dk, dv], "%state", &[dk, dv], "f32", &zero);
 
-    // The last chunk writes the final state.
+    // Per key head of the step: its tiles and the products every value head reading it
+    // shares (Q Kᵀ, K Kᵀ, Kᵀ).
+    let key_tiles: Vec<KeyTiles> = (0..key_slots)
+        .map(|slot| {
+            let load = |w: &mut Writer, name: &str| w.load_block(name, &q_window, input, &[1, 1, c, dk], &[0, slot, 0, 0], &[c, dk]);
+            let (q, k) = (load(&mut w, "%q"), load(&mut w, "%k"));
+            let tile = vector(&[c, dk], input);
+            let kk = w.matmul((&k, &tile), (&k, &tile), &square, true);
+            let qk = w.matmul((&q, &tile), (&k, &tile), &square, true);
+            let (q, k) = (to_f32(&mut w, &q, &[c, dk]), to_f32(&mut w, &k, &[c, dk]));
+            let k_t = w.op("vector.transpose", &[(&k, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]));
+            KeyTiles { q, k, k_t, kk, qk }
+        })
+        .collect();
+
     let last = {
         let end = w.i32(plan.chunks() - 1);
         w.cmpi(0, "%c", &end, "i32", "i1")
     };
-    w.when(&last, |w| w.store(&s, &[dk, dv], "%s_final", &state_window, "f32", &zero));
+    for head in 0..heads {
+        let KeyTiles { q, k, k_t, kk, qk } = &key_tiles[(head / plan.group()) as usize];
+        let v = w.load_block("%v", &v_window, input, &[1, 1, c, dv], &[0, head, 0, 0], &[c, dv]);
+        let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, c], &[0, head, 0, 0, 0], &[1, c]);
+        let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
+
+        // Gate rows: γ = cumsum(g) as g · Lᵀ (L the lower triangle of ones), its last
+        // entry γ_C repeated as g · 1; the MXU takes at least 8 rows.
+        let rows8 = [8, c];
+        let g8 = w.op("vector.broadcast", &[(&g, &f32s(&[1, c]))], "", &f32s(&rows8));
+        let first_row = |w: &mut Writer, value: &str| {
+            w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {c}], strides = [1, 1]}}"), &f32s(&[1, c]))
+        };
+        let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true);
+        let gamma = first_row(&mut w, &gamma8);
+        let total8 = w.matmul((&g8, &f32s(&rows8)), (&ones, &square_type), &rows8, true);
+        let total = first_row(&mut w, &total8);
+        let row_type = f32s(&[1, c]);
+        let e_gamma = exp(&mut w, &gamma, &[1, c]);
+        let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
+        let decay_to_end = exp(&mut w, &to_end, &[1, c]);
+        let e_total = exp(&mut w, &total, &[1, c]);
+        let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
+        let scale = w.splat(plan.scale, &[1, c]);
+        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
+        // A row as the column [C, width] whose row i is entry i, repeated.
+        let column_of = |w: &mut Writer, value: &str, width: i64| {
+            let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, c]));
+            w.op("vector.transpose", &[(&wide, &f32s(&[width, c]))], "{permutation = array<i64: 1, 0>}", &f32s(&[c, width]))
+        };
+        let row_of = |w: &mut Writer, value: &str, height: i64| w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[height, c]));
+
+        // D_ij = exp(γ_i - γ_j) on and below the diagonal, 0 above (never exp of a rise).
+        let gamma_i = column_of(&mut w, &gamma, c);
+        let gamma_j = row_of(&mut w, &gamma, c);
+        let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
+        let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
+        let decay = exp(&mut w, &rise, &square);
+
+        // A = strictly_lower(β_i (k_i·k_j) D_ij), T = (I + A)⁻¹ by forward substitution.
+        let beta_i = column_of(&mut w, &beta, c);
+        let a = w.binary("arith.mulf", kk, &decay, &square_type);
+        let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
+        let a = w.select(&below, &a, &zeros, &square);
+        let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
+            let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false);
+            w.binary("arith.subf", &identity, &ax, &square_type)
+        });
+
+        // U = T (β V), W = T (β e^γ K).
+        let vf = to_f32(&mut w, &v, &[c, dv]);
+        let beta_v = column_of(&mut w, &beta, dv);
+        let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[c, dv]));
+        let beta_k = column_of(&mut w, &beta_e_gamma, dk);
+        let beta_k = w.binary("arith.mulf", &beta_k, k, &f32s(&[c, dk]));
+        let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[c, dv])), &[c, dv], false);
+        let w_tile = w.matmul((&t, &square_type), (&beta_k, &f32s(&[c, dk])), &[c, dk], false);
+
+        // V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V'.
+        let state_type = f32s(&[dk, dv]);
+        let s = w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv]);
+        let ws = w.matmul((&w_tile, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
+        let new_values = w.binary("arith.subf", &u, &ws, &f32s(&[c, dv]));
+        let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
+        let q_scaled = w.binary("arith.mulf", &q_scale, q, &f32s(&[c, dk]));
+        let qs = w.matmul((&q_scaled, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
+        let weights = w.binary("arith.mulf", qk, &decay, &square_type);
+        let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
+        let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[c, dv])), &[c, dv], false);
+        let o = w.binary("arith.addf", &qs, &intra, &f32s(&[c, dv]));
+        let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[c, dv]))], "", &vector(&[c, dv], &plan.output)) };
+        w.store_block(&o, &[c, dv], "%o", &v_window, &plan.output, &[1, 1, c, dv], &[0, head, 0, 0]);
+
+        // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V': Kᵀ's columns scaled by a row.
+        let to_end = row_of(&mut w, &decay_to_end, dk);
+        let k_t = w.binary("arith.mulf", k_t, &to_end, &f32s(&[dk, c]));
+        let update = w.matmul((&k_t, &f32s(&[dk, c])), (&new_values, &f32s(&[c, dv])), &[dk, dv], false);
+        // e^{γ_C} over the whole state: the first lane of the (constant) row, selected.
+        let e_total_wide = row_of(&mut w, &e_total, dv);
+        let state_decay = w.matmul((&first_lane, &f32s(&[dk, c])), (&e_total_wide, &f32s(&[dv, c])), &[dk, dv], true);
+        let s = w.binary("arith.mulf", &state_decay, &s, &state_type);
+        let s = w.binary("arith.addf", &s, &update, &state_type);
+        w.store_block(&s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);
+        // The last chunk writes the final state.
+        w.when(&last, |w| w.store_block(&s, &[dk, dv], "%s_final", &state_window, "f32", &[1, 1, dk, dv], &[0, head, 0, 0]));
+    }
     w.line("\"func.return\"() : () -> ()");
 
     // Operands in the call's order: q, k, v, g, beta, [initial state], then o and the
@@ -236,13 +271,14 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     }
     operands.push(operand("%o", &v_window, &plan.output, "value_chunks"));
     operands.push(operand("%s_final", &state_window, "f32", "states"));
-    let scratch = [("%state", memref(&[dk, dv], "f32"))];
-    // Value head h reads query/key head h / (Nv / Nk).
-    let key_head = format!(
-        "    %ratio = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %key_head = \"arith.divsi\"(%h, %ratio) : (i32, i32) -> i32\n",
-        plan.value_heads / plan.key_heads
+    let scratch = [("%state", memref(&state_scratch, "f32"))];
+    // Step h serves value heads h x heads ..; value head n reads key head n / group, so
+    // the step's key heads start at h x heads / group, in blocks of key_slots.
+    let key_block = format!(
+        "    %heads = \"arith.constant\"() {{value = {heads} : i32}} : () -> i32\n    %group = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %slots = \"arith.constant\"() {{value = {key_slots} : i32}} : () -> i32\n    %first_value_head = \"arith.muli\"(%h, %heads) : (i32, i32) -> i32\n    %first_key_head = \"arith.divsi\"(%first_value_head, %group) : (i32, i32) -> i32\n    %key_block = \"arith.divsi\"(%first_key_head, %slots) : (i32, i32) -> i32\n",
+        plan.group()
     );
-    let maps = index_map("key_chunks", &GRID_ARGUMENTS, &key_head, "%b, %key_head, %c, %zero", 4)
+    let maps = index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
         + &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4)
         + &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5)
         + &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
@@ -256,4 +292,14 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         body: &w.text,
     };
     function.module(symbol, &maps)
+}
+
+/// One key head's tiles in a grid step (q and k in f32), and the products of them that
+/// every value head reading it shares.
+struct KeyTiles {
+    q: String,
+    k: String,
+    k_t: String,
+    kk: String,
+    qk: String,
 }

@@ -43,6 +43,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation auto-blocks compiles for" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
+    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "1", help: "Value heads per grid step of the Gated DeltaNet kernel (lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -88,8 +89,8 @@ fn create(options: &PassOptions) -> Pass {
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
-    let chunk = options.int("chunk");
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, chunk, remarks))
+    let (chunk, gdn_heads) = (options.int("chunk"), options.int("gdn-heads"));
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, chunk, gdn_heads, remarks))
 }
 
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
@@ -352,13 +353,14 @@ fn rearranged<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a
 }
 
 /// Tiles every Gated DeltaNet op under `root` the chunked kernel serves, in chunks of
-/// `chunk` tokens (0: each op's own chunk_size); false on an error.
-pub fn tile_gated_delta(root: OperationRef, chunk: i64, remarks: bool) -> bool {
+/// `chunk` tokens (0: each op's own chunk_size), up to `heads` value heads per grid step;
+/// false on an error.
+pub fn tile_gated_delta(root: OperationRef, chunk: i64, heads: i64, remarks: bool) -> bool {
     for raw in gated_delta_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let gated_delta = GatedDeltaOp::from_operation(op).expect("collected as gated delta");
-        match plan_gated_delta(gated_delta, chunk) {
+        match plan_gated_delta(gated_delta, chunk, heads) {
             Ok(plan) => {
                 if let Err(message) = emit_gated_delta_kernel(gated_delta, &plan) {
                     emit_error(op.location(), &format!("'flywheel.gated_delta' op: internal error emitting its kernel: {message}"));
@@ -366,7 +368,7 @@ pub fn tile_gated_delta(root: OperationRef, chunk: i64, remarks: bool) -> bool {
                 }
                 if remarks {
                     let [b, h, c] = plan.grid();
-                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{c}, chunks of {})", plan.chunk));
+                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{c}, chunks of {}, {} value head(s) per step)", plan.chunk, plan.heads_per_step));
                 }
                 unsafe { mlir_sys::mlirOperationDestroy(raw) };
             }
@@ -381,7 +383,7 @@ pub fn tile_gated_delta(root: OperationRef, chunk: i64, remarks: bool) -> bool {
 }
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
-fn plan_gated_delta(op: GatedDeltaOp, chunk: i64) -> Result<GatedDeltaPlan, String> {
+fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64) -> Result<GatedDeltaPlan, String> {
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
@@ -407,6 +409,7 @@ fn plan_gated_delta(op: GatedDeltaOp, chunk: i64) -> Result<GatedDeltaPlan, Stri
         output,
         scale: op.scale()?,
         initial_state: op.initial_state().is_some(),
+        heads_per_step: 1,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
@@ -417,7 +420,12 @@ fn plan_gated_delta(op: GatedDeltaOp, chunk: i64) -> Result<GatedDeltaPlan, Stri
     if plan.key_heads == 0 || plan.value_heads % plan.key_heads != 0 {
         return Err("the key heads do not divide the value heads".into());
     }
-    Ok(plan)
+    // The most value heads per step, up to `heads`, that divide the heads and either
+    // divide a key head's group or hold whole groups.
+    let group = plan.group();
+    let fits = |n: &i64| plan.value_heads % n == 0 && (group % n == 0 || n % group == 0);
+    let heads_per_step = (1..=heads.max(1)).rev().find(fits).unwrap_or(1);
+    Ok(GatedDeltaPlan { heads_per_step, ..plan })
 }
 
 fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDeltaPlan) -> Result<(), String> {

@@ -3,7 +3,8 @@
 //! `scf.for` of X ← I - A X from X = I, C - 1 serial products — by a blocked inverse:
 //!
 //! - the diagonal blocks of `block` rows (8 or 16) by the same forward substitution on A
-//!   restricted to them: `block` - 1 steps, each still one C x C product, in f32;
+//!   restricted to them: `block` - 1 steps, each still one C x C product, in f32,
+//!   unrolled (straight-line code the scheduler can interleave with other heads' work);
 //! - then merges that double the solved blocks, as MXU products: with Y the inverse of
 //!   the diagonal blocks of size s and E the lower-left blocks of A inside each 2s block,
 //!   (I + A)⁻¹ on the 2s blocks is Y - Y E Y (per 2s block: X21 = -X22 A21 X11).
@@ -17,12 +18,12 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, splat_before},
+    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, ops_named, replace_op, splat_before},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::ir::{
     attribute::{DenseI32ArrayAttribute, IntegerAttribute},
-    operation::{OperationLike, OperationMutLike, OperationRef},
+    operation::{OperationLike, OperationRef},
     BlockLike, RegionLike, Type, Value, ValueLike,
 };
 use melior::pass::Pass;
@@ -82,11 +83,11 @@ pub fn tri_inverse(root: OperationRef, block: i64, remarks: bool) -> bool {
     true
 }
 
-/// A matched forward substitution: the loop, A, and the step's product.
+/// A matched forward substitution: the loop, A, and the identity it starts from.
 struct ForwardSubstitution<'c, 'a> {
     for_op: OperationRef<'c, 'a>,
     a: Value<'c, 'a>,
-    product: OperationRef<'c, 'a>,
+    identity: Value<'c, 'a>,
     /// C: A is C x C.
     size: i64,
 }
@@ -166,57 +167,51 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
     if defined_by(a, "arith.select").and_then(|select| select.parent_operation()) == Some(for_op) {
         return miss("A is computed inside the loop");
     }
-    Ok(ForwardSubstitution { for_op, a, product, size })
+    Ok(ForwardSubstitution { for_op, a, identity: operand(3), size })
 }
 
-/// Rewrites a matched forward substitution into the blocked inverse.
+/// Replaces a matched forward substitution by the blocked inverse, straight-line code
+/// (no loop, so the scheduler can interleave it with independent work).
 fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64) {
-    let ForwardSubstitution { for_op, a, product, size } = *inverse;
+    let ForwardSubstitution { for_op, a, identity, size } = *inverse;
     let square = a.r#type();
     let context = for_op.context();
     let ints = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi32>")).expect("a vector type");
     let bools = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi1>")).expect("a vector type");
-    // Row and column indices, and `index / span` for each, built before `anchor`.
-    let divided = |anchor: OperationRef<'c, 'a>, dimension: i32, span: i64| -> Value<'c, 'a> {
-        let index = insert_before(anchor, "tpu.iota", &[], ints, &[("dimensions", format!("array<i32: {dimension}>"))]);
-        let span = insert_before(anchor, "arith.constant", &[], ints, &[("value", format!("dense<{span}> : {ints}"))]);
-        insert_before(anchor, "arith.divsi", &[index, span], ints, &[])
+    // Everything goes where the loop was.
+    let at = for_op;
+    // `index / span` of the rows and of the columns, compared.
+    let same_span = |span: i64| -> Value<'c, 'a> {
+        let divided = |dimension: i32| {
+            let index = insert_before(at, "tpu.iota", &[], ints, &[("dimensions", format!("array<i32: {dimension}>"))]);
+            let span = insert_before(at, "arith.constant", &[], ints, &[("value", format!("dense<{span}> : {ints}"))]);
+            insert_before(at, "arith.divsi", &[index, span], ints, &[])
+        };
+        let (row, column) = (divided(0), divided(1));
+        insert_before(at, "arith.cmpi", &[row, column], bools, &[("predicate", "0 : i64".into())])
     };
-    let same_span = |anchor: OperationRef<'c, 'a>, span: i64| -> Value<'c, 'a> {
-        let (row, column) = (divided(anchor, 0, span), divided(anchor, 1, span));
-        insert_before(anchor, "arith.cmpi", &[row, column], bools, &[("predicate", "0 : i64".into())])
+    let masked = |keep: Value<'c, 'a>| -> Value<'c, 'a> {
+        let zeros = splat_before(at, 0.0, square);
+        insert_before(at, "arith.select", &[keep, a, zeros], square, &[])
     };
-    let masked = |anchor: OperationRef<'c, 'a>, keep: Value<'c, 'a>| -> Value<'c, 'a> {
-        let zeros = splat_before(anchor, 0.0, square);
-        insert_before(anchor, "arith.select", &[keep, a, zeros], square, &[])
-    };
-    // The diagonal blocks: the loop runs `block` - 1 steps on A restricted to them.
-    let diagonal = masked(for_op, same_span(for_op, block));
-    mutable(product).set_operand(0, diagonal);
-    let lower = integer(for_op.operand(0).expect("lower bound")).expect("matched");
-    let upper = insert_before(for_op, "arith.constant", &[], for_op.operand(1).expect("upper bound").r#type(), &[("value", format!("{} : index", lower + block - 1))]);
-    mutable(for_op).set_operand(1, upper);
-
-    // Merges: X ← X - X (E X), E the lower-left s-blocks of A inside each 2s block.
-    let anchor = for_op.next_in_block().expect("a loop is followed by its block's terminator");
-    let solved: Value = for_op.result(0).expect("one result").into();
-    let users: Vec<_> = crate::tile_ir::users(solved);
     let matmul = |lhs, rhs| {
-        let zeros = splat_before(anchor, 0.0, square);
-        insert_before(anchor, "flywheel.matmul", &[lhs, rhs, zeros], square, &[("transpose_rhs", "false".into())])
+        let zeros = splat_before(at, 0.0, square);
+        insert_before(at, "flywheel.matmul", &[lhs, rhs, zeros], square, &[("transpose_rhs", "false".into())])
     };
-    let mut x = solved;
+    let subtract = |x, y| insert_before(at, "arith.subf", &[x, y], square, &[("fastmath", "#arith.fastmath<none>".into())]);
+    // The diagonal blocks: `block` - 1 steps of X ← I - A X on A restricted to them.
+    let diagonal = masked(same_span(block));
+    let mut x = identity;
+    for _ in 1..block {
+        x = subtract(identity, matmul(diagonal, x));
+    }
+    // Merges: X ← X - X (E X), E the lower-left s-blocks of A inside each 2s block.
     let mut span = block;
     while span < size {
-        let within = same_span(anchor, 2 * span);
-        let apart = insert_before(anchor, "arith.xori", &[within, same_span(anchor, span)], bools, &[]);
-        let lower_left = masked(anchor, apart);
-        let ex = matmul(lower_left, x);
-        let xex = matmul(x, ex);
-        x = insert_before(anchor, "arith.subf", &[x, xex], square, &[("fastmath", "#arith.fastmath<none>".into())]);
+        let apart = insert_before(at, "arith.xori", &[same_span(2 * span), same_span(span)], bools, &[]);
+        let lower_left = masked(apart);
+        x = subtract(x, matmul(x, matmul(lower_left, x)));
         span *= 2;
     }
-    for (user, position) in users {
-        mutable(user).set_operand(position, x);
-    }
+    replace_op(for_op, x);
 }

@@ -3,7 +3,8 @@
 //! innermost), each window's block copied in by its index map before a step and out after
 //! it, scratch buffers kept across steps. Values are held as f64 and rounded where the
 //! TPU rounds: every f32 op result to f32, `truncf` to bf16. `tpu.matmul` multiplies its
-//! (bf16 or f32) operands exactly and rounds the sum once to f32.
+//! operands exactly and rounds the sum once to f32; f32 operands are first rounded to
+//! bf16 unless the op asks for fp32 precision (the MXU's default is one bf16 pass).
 //!
 //! The ops it knows are those FlyWheel's kernels use; any other is an error naming it.
 
@@ -549,13 +550,18 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             if !rhs_contracts_last && !numbers.contains("<[1], [0]") {
                 return Err(format!("dimension numbers {numbers}"));
             }
+            // At Mosaic's default precision the MXU takes f32 operands rounded to bf16 (one
+            // pass); `precision = #tpu.contract_precision<fp32>` multiplies them in f32.
+            let full = op.attribute("precision").is_ok_and(|p| p.to_string().contains("fp32"));
+            let operand_of = |t: &Tensor| if full { t.data.clone() } else { t.data.iter().map(|&x| Element::BF16.round(x)).collect() };
+            let (lhs_data, rhs_data) = (operand_of(&lhs), operand_of(&rhs));
             let (m, k) = (lhs.shape[0] as usize, lhs.shape[1] as usize);
             let n = accumulator.shape[1] as usize;
             let mut data = accumulator.data.clone();
             for i in 0..m {
                 for j in 0..n {
                     let sum: f64 = (0..k)
-                        .map(|l| lhs.data[i * k + l] * if rhs_contracts_last { rhs.data[j * k + l] } else { rhs.data[l * n + j] })
+                        .map(|l| lhs_data[i * k + l] * if rhs_contracts_last { rhs_data[j * k + l] } else { rhs_data[l * n + j] })
                         .sum();
                     data[i * n + j] = f64::from((data[i * n + j] + sum) as f32);
                 }

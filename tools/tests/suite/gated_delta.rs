@@ -43,21 +43,27 @@ const CASES: &[Case] = &[
     Case { name: "padded_f32_initial_state", batch: 2, key_heads: 1, value_heads: 1, length: 200, key_dim: 64, value_dim: 128, element: "f32", initial_state: true, keys: Keys::Random, chunk: 64, long: false },
     Case { name: "correlated_keys_f32", batch: 1, key_heads: 1, value_heads: 1, length: 256, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false },
     Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32, long: false },
+    // Four value heads per step reading two key heads (heads_per_step).
+    Case { name: "grouped_4_8_bf16", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false },
     // 8192 tokens: the state carried through 128 chunks must not drift.
     Case { name: "long_8192_bf16", batch: 1, key_heads: 1, value_heads: 1, length: 8192, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: true },
 ];
 
-/// Passes after `flywheel-tile` each case also runs with.
-const VARIANTS: &[(&str, &str)] = &[("forward_substitution", ""), ("tri_inverse", "flywheel-tri-inverse,")];
+/// How each case also runs: (name, `flywheel-tile` options, passes after it).
+const VARIANTS: &[(&str, &str, &str)] = &[
+    ("forward_substitution", "", ""),
+    ("tri_inverse", "", "flywheel-tri-inverse,"),
+    ("heads_per_step", "{gdn-heads=4}", "flywheel-tri-inverse{block=16},"),
+];
 
 pub fn trials() -> Vec<Trial> {
     VARIANTS
         .iter()
-        .flat_map(|&(variant, passes)| {
+        .flat_map(|&(variant, tile, passes)| {
             CASES
                 .iter()
                 .filter(move |case| !case.long || !passes.is_empty())
-                .map(move |case| Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, passes)))
+                .map(move |case| Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, tile, passes)))
         })
         .collect()
 }
@@ -126,9 +132,9 @@ fn inputs(case: &Case) -> Vec<Array> {
     arrays
 }
 
-fn check(case: &Case, passes: &str) -> Result<(), Failed> {
+fn check(case: &Case, tile: &str, passes: &str) -> Result<(), Failed> {
     let source = module(case);
-    let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module(flywheel-tile,{passes}flywheel-lower-to-mosaic)"))?;
+    let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module(flywheel-tile{tile},{passes}flywheel-lower-to-mosaic)"))?;
     let reference = opt(case.name, &source, "flywheel-lower-to-stablehlo")?;
     if with_kernel.matches("\"tpu_custom_call\"").count() != 1 {
         return Err("expected one kernel".into());
@@ -140,7 +146,7 @@ fn check(case: &Case, passes: &str) -> Result<(), Failed> {
     for (name, (expected, kernel)) in ["o", "final state"].iter().zip(expected.iter().zip(&kernel)) {
         let comparison = compare(expected, kernel, Tolerance { rtol: 1e-3, atol: 0.0 });
         if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
-            eprintln!("{} [{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
+            eprintln!("{} [{tile}{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
         }
         if let Some(failure) = comparison.failure {
             return Err(format!("{}: {name}: kernel vs reference: {failure}", case.name).into());
