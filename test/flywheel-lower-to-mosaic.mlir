@@ -79,3 +79,28 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
   %o = "flywheel.attention_kernel"(%q, %q, %q) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, flops = 1 : i64, transcendentals = 1 : i64, bytes_accessed = 1 : i64, kernel = @nowhere} : (tensor<1x1x128x64xf32>, tensor<1x1x128x64xf32>, tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32>
   return %o : tensor<1x1x128x64xf32>
 }
+
+// The Gated DeltaNet kernel: one call with two results (o and the final state). Its f32
+// products ask Mosaic for fp32 precision (the MXU's default would round them to bf16);
+// with gdn-precision=bf16x3 each is three one-pass bf16 products of the operands' high
+// and low bf16 parts instead. The body is checked decoded from the call's config.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
+// RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
+// GDN: %{{.*}}:2 = "stablehlo.custom_call"({{.*}}call_target_name = "tpu_custom_call"{{.*}}result_layouts = [dense<[3, 2, 1, 0]> : tensor<4xindex>, dense<[3, 2, 1, 0]> : tensor<4xindex>]}> {kernel_name = "flywheel_gated_delta"}
+// GDN-SAME: -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=FP32
+// FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}} : (vector<64x128xbf16>, vector<64x128xbf16>, vector<64x64xf32>)
+// FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<8x64xf32>, vector<64x64xf32>, vector<8x64xf32>)
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
+// RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3
+// BF16X3-NOT: contract_precision
+// BF16X3: %[[HIGH:.*]] = "stable_mosaic.arith.truncf"(%[[X:.*]]) : (vector<8x64xf32>) -> vector<8x64xbf16>
+// BF16X3-NEXT: %[[BACK:.*]] = "stable_mosaic.arith.extf"(%[[HIGH]])
+// BF16X3-NEXT: %[[REST:.*]] = "stable_mosaic.arith.subf"(%[[X]], %[[BACK]])
+// BF16X3-NEXT: %[[LOW:.*]] = "stable_mosaic.arith.truncf"(%[[REST]])
+// BF16X3: %[[P1:.*]] = "stable_mosaic.tpu.matmul"(%[[LOW]], %{{.*}}, %{{.*}})
+// BF16X3-NEXT: %[[P2:.*]] = "stable_mosaic.tpu.matmul"(%[[HIGH]], %{{.*}}, %[[P1]])
+// BF16X3-NEXT: "stable_mosaic.tpu.matmul"(%[[HIGH]], %{{.*}}, %[[P2]])
+// RUN: flywheel compile --target v5e %t.gdn.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE

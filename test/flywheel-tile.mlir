@@ -83,7 +83,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // sequential with the f32 state in scratch; q and k read through the value head's key
 // head (h / 2), the gates as one [1, 64] row per chunk.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
-// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64)
+// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"({{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // GDN: sym_name = "gated_delta_kernel"
@@ -93,9 +93,10 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-SAME: scratch_operands = 1 : i64
 // GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}
 // GDN: sym_name = "key_chunks"
-// GDN: %[[RATIO:.*]] = "arith.constant"() <{value = 2 : i32}>
-// GDN-NEXT: %[[KEY_HEAD:.*]] = "arith.divsi"(%{{.*}}, %[[RATIO]])
-// GDN-NEXT: "func.return"(%{{.*}}, %[[KEY_HEAD]], %{{.*}}, %{{.*}})
+// GDN: %[[GROUP:.*]] = "arith.constant"() <{value = 2 : i32}>
+// GDN: %[[KEY_HEAD:.*]] = "arith.divsi"(%{{.*}}, %[[GROUP]])
+// GDN: %[[KEY_BLOCK:.*]] = "arith.divsi"(%[[KEY_HEAD]],
+// GDN-NEXT: "func.return"(%{{.*}}, %[[KEY_BLOCK]], %{{.*}}, %{{.*}})
 // Head dims the kernel does not take, and chunk sizes, are kept with a reason.
 // RUN: flywheel-opt %S/Inputs/gdn-whole.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-KEPT
 // GDN-KEPT: remark: kept for the reference lowering: chunks of 4 tokens (16, 32, 64 or 128)

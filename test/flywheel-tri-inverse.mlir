@@ -16,20 +16,25 @@
 // BASE-NEXT: %[[NEXT:.*]] = "arith.subf"(%[[I]], %[[AX]])
 // BASE-NEXT: "scf.yield"(%[[NEXT]])
 
-// Blocks of 8 (the default): 7 steps on A's diagonal 8-blocks, then 3 merges.
+// Blocks of 8 (the default): 7 steps on A's diagonal 8-blocks, straight-line (the
+// scheduler may interleave them with other work), then 3 merges.
 // RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 remarks=true' 2>&1 -o %t.blocked.mlir | FileCheck %s --check-prefix=REMARK
 // REMARK: t.tiled.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by forward substitution, 3 merge(s)
 // RUN: FileCheck %s --check-prefix=BLOCKED < %t.blocked.mlir
 // BLOCKED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
+// BLOCKED: %[[DIAG:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
+// BLOCKED: %[[IDENTITY:.*]] = "arith.select"(%[[DIAG]],
 // BLOCKED: %[[A:.*]] = "arith.select"(%[[BELOW]],
 // The diagonal blocks: row / 8 == column / 8.
-// BLOCKED: %[[EIGHT:.*]] = "arith.constant"() <{value = dense<8> : vector<64x64xi32>}>
+// BLOCKED: "arith.constant"() <{value = dense<8> : vector<64x64xi32>}>
 // BLOCKED: "arith.divsi"
 // BLOCKED: %[[SAME:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
 // BLOCKED: %[[BLOCK_DIAGONAL:.*]] = "arith.select"(%[[SAME]], %[[A]], %{{.*}})
-// BLOCKED: %[[STEPS:.*]] = "arith.constant"() <{value = 7 : index}>
-// BLOCKED: %[[SOLVED:.*]] = "scf.for"(%{{.*}}, %[[STEPS]],
-// BLOCKED: "flywheel.matmul"(%[[BLOCK_DIAGONAL]],
+// BLOCKED-NOT: "scf.for"
+// BLOCKED: %[[AX1:.*]] = "flywheel.matmul"(%[[BLOCK_DIAGONAL]], %[[IDENTITY]],
+// BLOCKED-NEXT: %[[X1:.*]] = "arith.subf"(%[[IDENTITY]], %[[AX1]])
+// BLOCKED-COUNT-6: "flywheel.matmul"(%[[BLOCK_DIAGONAL]],
+// BLOCKED-NEXT: %[[SOLVED:.*]] = "arith.subf"(%[[IDENTITY]],
 // First merge: within 16-blocks, not within 8-blocks.
 // BLOCKED: "arith.constant"() <{value = dense<16> : vector<64x64xi32>}>
 // BLOCKED: %[[APART:.*]] = "arith.xori"
@@ -44,6 +49,15 @@
 // U and W use the blocked inverse.
 // BLOCKED: "flywheel.matmul"(%[[X64]],
 // BLOCKED: "flywheel.matmul"(%[[X64]],
+
+// Four value heads per grid step stack their 64 x 64 inverses into one 256 x 256 A
+// that is zero off its diagonal 64-blocks (A's select also keeps row / 64 == column /
+// 64): the loop has 63 steps, and the merges stop at 64. The products keep the loop's
+// precision.
+// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile{gdn-heads=4 gdn-precision=bf16x3},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
+// STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by forward substitution, 3 merge(s)
+// STACKED-COUNT-7: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<256x256xf32>, vector<256x256xf32>, vector<256x256xf32>)
+// STACKED-NOT: dense<128> : vector<256x256xi32>
 
 // Near misses, left alone with a remark: A under the lower triangle with its diagonal
 // (not nilpotent: forward substitution with it is not (I + A)^-1 any more) ...

@@ -154,7 +154,8 @@ irdl.dialect @flywheel {
 
 // flywheel.gated_delta_kernel: a flywheel.gated_delta as a Mosaic kernel call.
 //   operands: q, k [B, Nk, T', Dk], v [B, Nv, T', Dv] (T' the length padded to whole
-//             chunks), g and beta f32 [B, Nv, T' / C, 1, C] (one row per chunk),
+//             chunks), g and beta f32 [B, Nv / H, T' / C, 1, H x C] (one row per chunk
+//             and block of H value heads, the heads one grid step serves),
 //             initial_state? f32 [B, Nv, Dk, Dv].
 //   results:  o [B, Nv, T', Dv], final_state f32 [B, Nv, Dk, Dv].
 //   attributes: kernel, flops, transcendentals, bytes_accessed as for attention_kernel.

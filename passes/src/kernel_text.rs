@@ -170,9 +170,12 @@ impl Writer {
 
     /// `flywheel.matmul`: lhs [M, K] times rhs [K, N] (or [N, K] when `transpose_rhs`),
     /// from a zero f32 accumulator of `shape` [M, N].
-    pub fn matmul(&mut self, lhs: (&str, &str), rhs: (&str, &str), shape: &[i64], transpose_rhs: bool) -> String {
+    /// f32 operands are multiplied at `precision` (`flywheel.matmul`'s optional attribute,
+    /// e.g. `bf16x3`; None: full f32).
+    pub fn matmul(&mut self, lhs: (&str, &str), rhs: (&str, &str), shape: &[i64], transpose_rhs: bool, precision: Option<&str>) -> String {
         let zeros = self.splat(0.0, shape);
-        self.op("flywheel.matmul", &[lhs, rhs, (&zeros, &f32s(shape))], &format!("{{transpose_rhs = {transpose_rhs}}}"), &f32s(shape))
+        let precision = precision.filter(|_| lhs.1.ends_with("xf32>")).map(|p| format!(", precision = \"{p}\"")).unwrap_or_default();
+        self.op("flywheel.matmul", &[lhs, rhs, (&zeros, &f32s(shape))], &format!("{{transpose_rhs = {transpose_rhs}{precision}}}"), &f32s(shape))
     }
 
     /// `arith.select` of two f32 vectors of `shape` by an i1 vector.

@@ -6,6 +6,7 @@
 
 use crate::{
     hlo::HloBuilder,
+    tile_ir::insert_before,
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
@@ -14,7 +15,7 @@ use flywheel_dialect::{diagnostics::emit_error, stablehlo::build};
 use melior::{
     ir::{
         attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
-        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
+        operation::{OperationLike, OperationMutLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
         Attribute, BlockLike, RegionLike, Value, ValueLike,
     },
     pass::Pass,
@@ -198,30 +199,51 @@ fn with_attributes(rest: &str, properties: &str) -> String {
 }
 
 /// Replaces `flywheel.matmul` with Mosaic's `tpu.matmul` (lhs [M, K]; rhs [K, N], or
-/// [N, K] when transposed; f32 accumulator).
+/// [N, K] when transposed; f32 accumulator). f32 operands are multiplied in f32: by
+/// Mosaic's fp32 precision, or, when the op says `precision = "bf16x3"`, as three
+/// one-pass bf16 products of their high and low bf16 parts (hi·hi + hi·lo + lo·hi, about
+/// 16 bits of each product: half the MXU passes).
 fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
     let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
-    let (rhs_contracting, rhs_free) = if transposed { (1, 0) } else { (0, 1) };
-    let numbers = format!("#tpu.dot_dimension_numbers<[1], [{rhs_contracting}], [0], [{rhs_free}], [0, 0, 1, {rhs_free}], [], []>");
-    let b = HloBuilder::before(matmul);
     let operands: Vec<Value> = matmul.operands().collect();
     let result = matmul.result(0).map_err(|_| "no result")?;
-    let mut mosaic = OperationBuilder::new("tpu.matmul", matmul.location())
-        .add_operands(&operands)
-        .add_results(&[result.r#type()])
-        .build()
-        .map_err(|error| error.to_string())?;
-    for (name, value) in [("dimension_numbers", numbers.as_str()), ("transpose_lhs", "false"), ("transpose_lhs_hint", "false"), ("transpose_rhs", "false")] {
-        mosaic.set_attribute(name, b.attribute(value));
-    }
-    // f32 operands are multiplied in f32: at Mosaic's default precision the MXU would
-    // round them to bf16 (one pass), which is not what flywheel.matmul means.
-    if element_type_name(operands[0]) == "f32" {
-        mosaic.set_attribute("precision", b.attribute("#tpu.contract_precision<fp32>"));
-    }
-    let mosaic = b.insert_op(mosaic).result(0).expect("one result");
-    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), mosaic.to_raw()) };
+    let split = matmul.attribute("precision").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|p| p.value() == "bf16x3");
+    let product = if element_type_name(operands[0]) != "f32" {
+        tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, false)
+    } else if split {
+        let (lhs_high, lhs_low) = bf16_parts(matmul, operands[0]);
+        let (rhs_high, rhs_low) = bf16_parts(matmul, operands[1]);
+        let partial = tpu_matmul(matmul, lhs_low, rhs_high, operands[2], transposed, false);
+        let partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
+        tpu_matmul(matmul, lhs_high, rhs_high, partial, transposed, false)
+    } else {
+        tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, true)
+    };
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), product.to_raw()) };
     Ok(())
+}
+
+/// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves.
+fn bf16_parts<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
+    let wide = value.r#type();
+    let text = wide.to_string().replace("xf32>", "xbf16>");
+    let narrow = melior::ir::Type::parse(unsafe { anchor.context().to_ref() }, &text).expect("a bf16 vector type");
+    let high = insert_before(anchor, "arith.truncf", &[value], narrow, &[]);
+    let high_wide = insert_before(anchor, "arith.extf", &[high], wide, &[]);
+    let rest = insert_before(anchor, "arith.subf", &[value, high_wide], wide, &[("fastmath", "#arith.fastmath<none>".into())]);
+    (high, insert_before(anchor, "arith.truncf", &[rest], narrow, &[]))
+}
+
+/// `tpu.matmul` of lhs and rhs into `accumulator`, before `anchor`; `full`: fp32
+/// precision.
+fn tpu_matmul<'c, 'a>(anchor: OperationRef<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, accumulator: Value<'c, 'a>, transposed: bool, full: bool) -> Value<'c, 'a> {
+    let (rhs_contracting, rhs_free) = if transposed { (1, 0) } else { (0, 1) };
+    let numbers = format!("#tpu.dot_dimension_numbers<[1], [{rhs_contracting}], [0], [{rhs_free}], [0, 0, 1, {rhs_free}], [], []>");
+    let mut attributes = vec![("dimension_numbers", numbers), ("transpose_lhs", "false".into()), ("transpose_lhs_hint", "false".into()), ("transpose_rhs", "false".into())];
+    if full {
+        attributes.push(("precision", "#tpu.contract_precision<fp32>".into()));
+    }
+    insert_before(anchor, "tpu.matmul", &[lhs, rhs, accumulator], accumulator.r#type(), &attributes)
 }
 
 /// One line of generic-form text with its op name (the first quoted dotted name followed

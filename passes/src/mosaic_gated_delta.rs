@@ -40,6 +40,8 @@ pub struct GatedDeltaPlan {
     pub scale: f64,
     /// Whether an initial state operand ([B, Nv, Dk, Dv] f32) is read.
     pub initial_state: bool,
+    /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
+    pub bf16x3: bool,
     /// Value heads one grid step serves (their chains are independent, so the scheduler
     /// can interleave them); divides the value heads, and the group or a multiple of it.
     pub heads_per_step: i64,
@@ -100,11 +102,15 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let (c, dk, dv, heads) = (plan.chunk, plan.key_dim, plan.value_dim, plan.heads_per_step);
     let input = plan.input.as_str();
     let key_slots = plan.key_heads_per_step();
-    let (q_window, v_window, gate_window, state_window) = ([1, key_slots, c, dk], [1, heads, c, dv], [1, heads, 1, 1, c], [1, heads, dk, dv]);
+    // The step's heads stacked: row r is position r % C of head r / C.
+    let rows = heads * c;
+    let (q_window, v_window, gate_window, state_window) = ([1, key_slots, c, dk], [1, heads, c, dv], [1, 1, 1, 1, rows], [1, heads, dk, dv]);
     let state_scratch = [heads, dk, dv];
-    let square = [c, c];
+    let square = [rows, rows];
     let square_type = f32s(&square);
+    let precision = plan.bf16x3.then_some("bf16x3");
     let mut w = Writer::new(2);
+    let zero = w.constant("0", "index");
 
     // The first chunk starts from the initial state (or zeros).
     let first = {
@@ -126,134 +132,186 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     };
     let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op("math.exp", &[(value, &f32s(shape))], FAST, &f32s(shape));
 
-    // Triangles over (i, j) = (row, column) of a C x C tile.
+    // Masks over (i, j) = (row, column) of the stacked R x R tile: the lower triangle
+    // (with and without its diagonal) within each head's C x C diagonal block.
     let ints = vector(&square, "i32");
     let bools = vector(&square, "i1");
     let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
     let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
     let on_or_below = w.cmpi(5, &row, &column, &ints, &bools);
     let below = w.cmpi(4, &row, &column, &ints, &bools);
+    let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
+    let same_head = if heads == 1 {
+        None
+    } else {
+        let chunk = w.constant(&format!("dense<{c}>"), &ints);
+        let (row_head, column_head) = (w.binary("arith.divsi", &row, &chunk, &ints), w.binary("arith.divsi", &column, &chunk, &ints));
+        Some(w.cmpi(0, &row_head, &column_head, &ints, &bools))
+    };
+    let within = |w: &mut Writer, mask: &str| match &same_head {
+        Some(same) => w.binary("arith.andi", mask, same, &bools),
+        None => mask.to_owned(),
+    };
+    let (on_or_below, below) = (within(&mut w, &on_or_below), within(&mut w, &below));
     let (ones, zeros) = (w.splat(1.0, &square), w.splat(0.0, &square));
     let lower_ones = w.select(&on_or_below, &ones, &zeros, &square);
-    let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
+    let head_ones = match &same_head {
+        Some(same) => w.select(same, &ones, &zeros, &square),
+        None => ones.clone(),
+    };
     let identity = w.select(&diagonal, &ones, &zeros, &square);
     let minus_infinity = w.splat(f64::NEG_INFINITY, &square);
     let score_scale = w.splat(plan.scale, &square);
-    // A [dk, C] selector of the first lane (see the state decay below).
-    let first_lane = {
-        let ints = vector(&[dk, c], "i32");
-        let lane = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
-        let zero_lane = w.constant("dense<0>", &ints);
-        let is_first = w.cmpi(0, &lane, &zero_lane, &ints, &vector(&[dk, c], "i1"));
-        let (one, none) = (w.splat(1.0, &[dk, c]), w.splat(0.0, &[dk, c]));
-        w.select(&is_first, &one, &none, &[dk, c])
-    };
 
-    // Per key head of the step: its tiles and the products every value head reading it
-    // shares (Q Kᵀ, K Kᵀ, Kᵀ).
-    let key_tiles: Vec<KeyTiles> = (0..key_slots)
+    // Q and K stacked like the value heads reading them: each key head's tiles repeated
+    // for its value heads in the step. Kᵀ per key head, for the state updates.
+    let repeats = heads / key_slots;
+    let load_keys = |w: &mut Writer, name: &str| w.load_block(name, &q_window, input, &q_window, &[0, 0, 0, 0], &[key_slots, 1, c, dk]);
+    let stacked = |w: &mut Writer, tiles: &str| {
+        let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
+        w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
+    };
+    let (q_tiles, k_tiles) = (load_keys(&mut w, "%q"), load_keys(&mut w, "%k"));
+    let (q, k) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
+    let key_type = vector(&[rows, dk], input);
+    let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
+    let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
+    let (q, k) = (to_f32(&mut w, &q, &[rows, dk]), to_f32(&mut w, &k, &[rows, dk]));
+    let keys_transposed: Vec<String> = (0..key_slots)
         .map(|slot| {
-            let load = |w: &mut Writer, name: &str| w.load_block(name, &q_window, input, &[1, 1, c, dk], &[0, slot, 0, 0], &[c, dk]);
-            let (q, k) = (load(&mut w, "%q"), load(&mut w, "%k"));
-            let tile = vector(&[c, dk], input);
-            let kk = w.matmul((&k, &tile), (&k, &tile), &square, true);
-            let qk = w.matmul((&q, &tile), (&k, &tile), &square, true);
-            let (q, k) = (to_f32(&mut w, &q, &[c, dk]), to_f32(&mut w, &k, &[c, dk]));
-            let k_t = w.op("vector.transpose", &[(&k, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]));
-            KeyTiles { q, k, k_t, kk, qk }
+            let tile = w.load_block("%k", &q_window, input, &[1, 1, c, dk], &[0, slot, 0, 0], &[c, dk]);
+            let tile = to_f32(&mut w, &tile, &[c, dk]);
+            w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
         })
         .collect();
+    let v = w.load("%v", &v_window, input, &[rows, dv], &zero);
+    let gate = |w: &mut Writer, name: &str| w.load(name, &gate_window, "f32", &[1, rows], &zero);
+    let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
 
+    // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
+    // each head), each head's last entry γ_C repeated across its positions as g · Bᵀ (B
+    // the head's block of ones); the MXU takes at least 8 rows.
+    let rows8 = [8, rows];
+    let row_type = f32s(&[1, rows]);
+    let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
+    let first_row = |w: &mut Writer, value: &str| {
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {rows}], strides = [1, 1]}}"), &row_type)
+    };
+    let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
+    let gamma = first_row(&mut w, &gamma8);
+    let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
+    let total = first_row(&mut w, &total8);
+    let e_gamma = exp(&mut w, &gamma, &[1, rows]);
+    let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
+    let decay_to_end = exp(&mut w, &to_end, &[1, rows]);
+    let e_total = exp(&mut w, &total, &[1, rows]);
+    let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
+    let scale = w.splat(plan.scale, &[1, rows]);
+    let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
+    // A row as the column [R, width] whose row i is entry i, repeated.
+    let column_of = |w: &mut Writer, value: &str, width: i64| {
+        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, rows]));
+        w.op("vector.transpose", &[(&wide, &f32s(&[width, rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[rows, width]))
+    };
+
+    // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
+    // (never exp of a rise).
+    let gamma_i = column_of(&mut w, &gamma, rows);
+    let gamma_j = w.op("vector.broadcast", &[(&gamma, &row_type)], "", &square_type);
+    let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
+    let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
+    let decay = exp(&mut w, &rise, &square);
+
+    // A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I + A)⁻¹
+    // by forward substitution: A is block diagonal, so C - 1 steps settle every row.
+    let beta_i = column_of(&mut w, &beta, rows);
+    let a = w.binary("arith.mulf", &kk, &decay, &square_type);
+    let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
+    let a = w.select(&below, &a, &zeros, &square);
+    let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
+        let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
+        w.binary("arith.subf", &identity, &ax, &square_type)
+    });
+
+    // U = T (β V), W = T (β e^γ K), for all the step's heads at once.
+    let vf = to_f32(&mut w, &v, &[rows, dv]);
+    let beta_v = column_of(&mut w, &beta, dv);
+    let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[rows, dv]));
+    let beta_k = column_of(&mut w, &beta_e_gamma, dk);
+    let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[rows, dk]));
+    let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, precision);
+    let w_tile = w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, precision);
+    let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
+    let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
+    let to_end = column_of(&mut w, &decay_to_end, dv);
+
+    // The serial part, per head, stage by stage across the heads so their independent
+    // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
+    // S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V').
+    let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| {
+        let attributes = format!("{{offsets = [{}, 0], sizes = [{c}, {width}], strides = [1, 1]}}", head * c);
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&[rows, width]))], &attributes, &f32s(&[c, width]))
+    };
+    let state_type = f32s(&[dk, dv]);
+    let states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
+    let mut new_values = Vec::new();
+    let mut from_state = Vec::new();
+    for (head, s) in states.iter().enumerate() {
+        let head = head as i64;
+        let (w_head, q_head) = (head_rows(&mut w, &w_tile, dk, head), head_rows(&mut w, &q_scaled, dk, head));
+        let ws = w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision);
+        from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision));
+        let u_head = head_rows(&mut w, &u, dv, head);
+        new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
+    }
+    let stack = |w: &mut Writer, parts: &[String]| {
+        if parts.len() == 1 {
+            return parts[0].clone();
+        }
+        let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
+        let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
+        w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
+    };
+    let (new_values, from_state) = (stack(&mut w, &new_values), stack(&mut w, &from_state));
+    let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
+    let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
+    let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[rows, dv])), &[rows, dv], false, precision);
+    let o = w.binary("arith.addf", &from_state, &intra, &f32s(&[rows, dv]));
+    let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
+    w.store(&o, &[rows, dv], "%o", &v_window, &plan.output, &zero);
+    let decayed_values = w.binary("arith.mulf", &to_end, &new_values, &f32s(&[rows, dv]));
+    let mut new_states = Vec::new();
+    for (head, s) in states.iter().enumerate() {
+        let head = head as i64;
+        let values = head_rows(&mut w, &decayed_values, dv, head);
+        let k_t = &keys_transposed[(head / repeats) as usize];
+        let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, precision);
+        // e^{γ_C} of this head over its whole state: a selector of its first position.
+        let selector = {
+            let ints = vector(&[dk, rows], "i32");
+            let lane = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
+            let position = w.constant(&format!("dense<{}>", head * c), &ints);
+            let is_first = w.cmpi(0, &lane, &position, &ints, &vector(&[dk, rows], "i1"));
+            let (one, none) = (w.splat(1.0, &[dk, rows]), w.splat(0.0, &[dk, rows]));
+            w.select(&is_first, &one, &none, &[dk, rows])
+        };
+        let e_total_wide = w.op("vector.broadcast", &[(&e_total, &row_type)], "", &f32s(&[dv, rows]));
+        let state_decay = w.matmul((&selector, &f32s(&[dk, rows])), (&e_total_wide, &f32s(&[dv, rows])), &[dk, dv], true, precision);
+        let s = w.binary("arith.mulf", &state_decay, s, &state_type);
+        let s = w.binary("arith.addf", &s, &update, &state_type);
+        w.store_block(&s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);
+        new_states.push(s);
+    }
+    // The last chunk writes the final states.
     let last = {
         let end = w.i32(plan.chunks() - 1);
         w.cmpi(0, "%c", &end, "i32", "i1")
     };
-    for head in 0..heads {
-        let KeyTiles { q, k, k_t, kk, qk } = &key_tiles[(head / plan.group()) as usize];
-        let v = w.load_block("%v", &v_window, input, &[1, 1, c, dv], &[0, head, 0, 0], &[c, dv]);
-        let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, c], &[0, head, 0, 0, 0], &[1, c]);
-        let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
-
-        // Gate rows: γ = cumsum(g) as g · Lᵀ (L the lower triangle of ones), its last
-        // entry γ_C repeated as g · 1; the MXU takes at least 8 rows.
-        let rows8 = [8, c];
-        let g8 = w.op("vector.broadcast", &[(&g, &f32s(&[1, c]))], "", &f32s(&rows8));
-        let first_row = |w: &mut Writer, value: &str| {
-            w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {c}], strides = [1, 1]}}"), &f32s(&[1, c]))
-        };
-        let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true);
-        let gamma = first_row(&mut w, &gamma8);
-        let total8 = w.matmul((&g8, &f32s(&rows8)), (&ones, &square_type), &rows8, true);
-        let total = first_row(&mut w, &total8);
-        let row_type = f32s(&[1, c]);
-        let e_gamma = exp(&mut w, &gamma, &[1, c]);
-        let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
-        let decay_to_end = exp(&mut w, &to_end, &[1, c]);
-        let e_total = exp(&mut w, &total, &[1, c]);
-        let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
-        let scale = w.splat(plan.scale, &[1, c]);
-        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
-        // A row as the column [C, width] whose row i is entry i, repeated.
-        let column_of = |w: &mut Writer, value: &str, width: i64| {
-            let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, c]));
-            w.op("vector.transpose", &[(&wide, &f32s(&[width, c]))], "{permutation = array<i64: 1, 0>}", &f32s(&[c, width]))
-        };
-        let row_of = |w: &mut Writer, value: &str, height: i64| w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[height, c]));
-
-        // D_ij = exp(γ_i - γ_j) on and below the diagonal, 0 above (never exp of a rise).
-        let gamma_i = column_of(&mut w, &gamma, c);
-        let gamma_j = row_of(&mut w, &gamma, c);
-        let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
-        let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
-        let decay = exp(&mut w, &rise, &square);
-
-        // A = strictly_lower(β_i (k_i·k_j) D_ij), T = (I + A)⁻¹ by forward substitution.
-        let beta_i = column_of(&mut w, &beta, c);
-        let a = w.binary("arith.mulf", kk, &decay, &square_type);
-        let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
-        let a = w.select(&below, &a, &zeros, &square);
-        let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
-            let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false);
-            w.binary("arith.subf", &identity, &ax, &square_type)
-        });
-
-        // U = T (β V), W = T (β e^γ K).
-        let vf = to_f32(&mut w, &v, &[c, dv]);
-        let beta_v = column_of(&mut w, &beta, dv);
-        let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[c, dv]));
-        let beta_k = column_of(&mut w, &beta_e_gamma, dk);
-        let beta_k = w.binary("arith.mulf", &beta_k, k, &f32s(&[c, dk]));
-        let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[c, dv])), &[c, dv], false);
-        let w_tile = w.matmul((&t, &square_type), (&beta_k, &f32s(&[c, dk])), &[c, dk], false);
-
-        // V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V'.
-        let state_type = f32s(&[dk, dv]);
-        let s = w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv]);
-        let ws = w.matmul((&w_tile, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
-        let new_values = w.binary("arith.subf", &u, &ws, &f32s(&[c, dv]));
-        let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
-        let q_scaled = w.binary("arith.mulf", &q_scale, q, &f32s(&[c, dk]));
-        let qs = w.matmul((&q_scaled, &f32s(&[c, dk])), (&s, &state_type), &[c, dv], false);
-        let weights = w.binary("arith.mulf", qk, &decay, &square_type);
-        let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
-        let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[c, dv])), &[c, dv], false);
-        let o = w.binary("arith.addf", &qs, &intra, &f32s(&[c, dv]));
-        let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[c, dv]))], "", &vector(&[c, dv], &plan.output)) };
-        w.store_block(&o, &[c, dv], "%o", &v_window, &plan.output, &[1, 1, c, dv], &[0, head, 0, 0]);
-
-        // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V': Kᵀ's columns scaled by a row.
-        let to_end = row_of(&mut w, &decay_to_end, dk);
-        let k_t = w.binary("arith.mulf", k_t, &to_end, &f32s(&[dk, c]));
-        let update = w.matmul((&k_t, &f32s(&[dk, c])), (&new_values, &f32s(&[c, dv])), &[dk, dv], false);
-        // e^{γ_C} over the whole state: the first lane of the (constant) row, selected.
-        let e_total_wide = row_of(&mut w, &e_total, dv);
-        let state_decay = w.matmul((&first_lane, &f32s(&[dk, c])), (&e_total_wide, &f32s(&[dv, c])), &[dk, dv], true);
-        let s = w.binary("arith.mulf", &state_decay, &s, &state_type);
-        let s = w.binary("arith.addf", &s, &update, &state_type);
-        w.store_block(&s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);
-        // The last chunk writes the final state.
-        w.when(&last, |w| w.store_block(&s, &[dk, dv], "%s_final", &state_window, "f32", &[1, 1, dk, dv], &[0, head, 0, 0]));
-    }
+    w.when(&last, |w| {
+        for (head, s) in new_states.iter().enumerate() {
+            w.store_block(s, &[dk, dv], "%s_final", &state_window, "f32", &[1, 1, dk, dv], &[0, head as i64, 0, 0]);
+        }
+    });
     w.line("\"func.return\"() : () -> ()");
 
     // Operands in the call's order: q, k, v, g, beta, [initial state], then o and the
@@ -292,14 +350,4 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         body: &w.text,
     };
     function.module(symbol, &maps)
-}
-
-/// One key head's tiles in a grid step (q and k in f32), and the products of them that
-/// every value head reading it shares.
-struct KeyTiles {
-    q: String,
-    k: String,
-    k_t: String,
-    kk: String,
-    qk: String,
 }

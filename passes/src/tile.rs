@@ -44,6 +44,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation auto-blocks compiles for" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "1", help: "Value heads per grid step of the Gated DeltaNet kernel (lowered to the most that divide the heads and fit the key-head groups)" },
+    OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "fp32", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -89,8 +90,8 @@ fn create(options: &PassOptions) -> Pass {
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
-    let (chunk, gdn_heads) = (options.int("chunk"), options.int("gdn-heads"));
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, chunk, gdn_heads, remarks))
+    let (chunk, gdn_heads, bf16x3) = (options.int("chunk"), options.int("gdn-heads"), options.choice("gdn-precision") == "bf16x3");
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, chunk, gdn_heads, bf16x3, remarks))
 }
 
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
@@ -353,14 +354,14 @@ fn rearranged<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a
 }
 
 /// Tiles every Gated DeltaNet op under `root` the chunked kernel serves, in chunks of
-/// `chunk` tokens (0: each op's own chunk_size), up to `heads` value heads per grid step;
-/// false on an error.
-pub fn tile_gated_delta(root: OperationRef, chunk: i64, heads: i64, remarks: bool) -> bool {
+/// `chunk` tokens (0: each op's own chunk_size), up to `heads` value heads per grid step,
+/// f32 products in three bf16 passes if `bf16x3`; false on an error.
+pub fn tile_gated_delta(root: OperationRef, chunk: i64, heads: i64, bf16x3: bool, remarks: bool) -> bool {
     for raw in gated_delta_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let gated_delta = GatedDeltaOp::from_operation(op).expect("collected as gated delta");
-        match plan_gated_delta(gated_delta, chunk, heads) {
+        match plan_gated_delta(gated_delta, chunk, heads, bf16x3) {
             Ok(plan) => {
                 if let Err(message) = emit_gated_delta_kernel(gated_delta, &plan) {
                     emit_error(op.location(), &format!("'flywheel.gated_delta' op: internal error emitting its kernel: {message}"));
@@ -383,7 +384,7 @@ pub fn tile_gated_delta(root: OperationRef, chunk: i64, heads: i64, remarks: boo
 }
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
-fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64) -> Result<GatedDeltaPlan, String> {
+fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64, bf16x3: bool) -> Result<GatedDeltaPlan, String> {
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
@@ -410,6 +411,7 @@ fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64) -> Result<GatedDel
         scale: op.scale()?,
         initial_state: op.initial_state().is_some(),
         heads_per_step: 1,
+        bf16x3,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
@@ -432,13 +434,15 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     let op = op_view.operation();
     let b = HloBuilder::before(op);
     let layout = op_view.layout()?;
-    // q, k as [B, Nk, T', Dk], v as [B, Nv, T', Dv], the gates as one row per chunk,
-    // [B, Nv, T' / C, 1, C]: each its operand padded with zeros to whole chunks (a zero
+    // q, k as [B, Nk, T', Dk], v as [B, Nv, T', Dv], the gates as one row per chunk and
+    // grid step's heads, [B, Nv / H, T' / C, 1, H x C] (H value heads per step): each its operand padded with zeros to whole chunks (a zero
     // gate and write strength leave the state alone), then rearranged.
     let mut atoms = Atoms::new();
     let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
     let (batch, chunks, chunk) = (fresh(plan.batch), fresh(plan.chunks()), fresh(plan.chunk));
-    let (key_heads, value_heads, key_dim, value_dim) = (fresh(plan.key_heads), fresh(plan.value_heads), fresh(plan.key_dim), fresh(plan.value_dim));
+    let (key_heads, head_blocks, step_heads) = (fresh(plan.key_heads), fresh(plan.value_heads / plan.heads_per_step), fresh(plan.heads_per_step));
+    let (key_dim, value_dim) = (fresh(plan.key_dim), fresh(plan.value_dim));
+    let value_heads = [head_blocks.clone(), step_heads.clone()].concat();
     let time = [chunks.clone(), chunk.clone()].concat();
     let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
     let keys_axes = in_layout(layout, [&batch, &time, &key_heads, &key_dim]);
@@ -455,7 +459,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         })
         .collect();
     let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| rearranged(&b, &atoms, value, axes, target);
-    let gate_target = [batch.clone(), value_heads.clone(), chunks.clone(), Vec::new(), chunk.clone()];
+    let gate_target = [batch.clone(), head_blocks.clone(), chunks.clone(), Vec::new(), [step_heads.clone(), chunk.clone()].concat()];
     let mut operands = vec![
         rearrange(operand(op_view.q())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
         rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,

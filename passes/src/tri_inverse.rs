@@ -9,6 +9,10 @@
 //!   the diagonal blocks of size s and E the lower-left blocks of A inside each 2s block,
 //!   (I + A)⁻¹ on the 2s blocks is Y - Y E Y (per 2s block: X21 = -X22 A21 X11).
 //!
+//! A may itself be block diagonal (A's select also keeps `row / n == column / n`: several
+//! heads' n x n inverses stacked, as the Gated DeltaNet kernel does); then the loop needs
+//! only n - 1 steps and the merges stop at n.
+//!
 //! Exact in exact arithmetic, and never a product or Neumann form over the whole chunk
 //! (DESIGN.md: those overflow for correlated keys). A loop is rewritten only when it is
 //! certainly this inverse: X starts as the identity, each step yields I - A X with A
@@ -56,20 +60,21 @@ pub fn tri_inverse(root: OperationRef, block: i64, remarks: bool) -> bool {
         let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
         for for_op in ops_named(kernel, "scf.for") {
             match forward_substitution(for_op) {
-                Ok(inverse) if inverse.size <= block => {
+                Ok(inverse) if inverse.blocks <= block => {
                     if remarks {
-                        emit_remark(location, &format!("@{symbol}: a {0} x {0} inverse is already one diagonal block of {block}", inverse.size));
+                        emit_remark(location, &format!("@{symbol}: a {0} x {0} inverse is already one diagonal block of {block}", inverse.blocks));
                     }
                 }
-                Ok(inverse) if inverse.size % block != 0 => {
-                    emit_error(location, &format!("@{symbol}: flywheel-tri-inverse: blocks of {block} do not tile a {} x {} inverse", inverse.size, inverse.size));
+                Ok(inverse) if inverse.blocks % block != 0 => {
+                    emit_error(location, &format!("@{symbol}: flywheel-tri-inverse: blocks of {block} do not tile a {0} x {0} inverse", inverse.blocks));
                     return false;
                 }
                 Ok(inverse) => {
                     blocked(&inverse, block);
                     if remarks {
-                        let merges = (inverse.size / block).ilog2();
-                        emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse blocked: diagonal blocks of {block} by forward substitution, {merges} merge(s)", inverse.size));
+                        let merges = (inverse.blocks / block).ilog2();
+                        let diagonal = if inverse.blocks < inverse.size { format!(" ({} of them on the diagonal)", inverse.size / inverse.blocks) } else { String::new() };
+                        emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by forward substitution, {merges} merge(s)", inverse.blocks));
                     }
                 }
                 Err(reason) => {
@@ -88,8 +93,12 @@ struct ForwardSubstitution<'c, 'a> {
     for_op: OperationRef<'c, 'a>,
     a: Value<'c, 'a>,
     identity: Value<'c, 'a>,
-    /// C: A is C x C.
+    /// The step's `flywheel.matmul` attributes besides transpose_rhs (its precision), as
+    /// (name, MLIR text), for the products that replace it.
+    product_attributes: Vec<(String, String)>,
+    /// A is size x size, zero outside diagonal blocks of `blocks` rows.
     size: i64,
+    blocks: i64,
 }
 
 fn integer(value: Value) -> Option<i64> {
@@ -109,6 +118,33 @@ fn row_column_test(value: Value) -> Option<i64> {
     let cmpi = defined_by(value, "arith.cmpi")?;
     let sides = (iota_dimension(cmpi.operand(0).ok()?)?, iota_dimension(cmpi.operand(1).ok()?)?);
     (sides == (0, 1)).then(|| IntegerAttribute::try_from(cmpi.attribute("predicate").ok()?).ok().map(|p| p.value()))?
+}
+
+/// The diagonal blocks a select condition keeps A to: `row > column` (the whole tile),
+/// or `row > column` and `row / n == column / n` (blocks of n).
+fn strictly_lower_blocks(condition: Value, size: i64) -> Option<i64> {
+    if row_column_test(condition) == Some(4) {
+        return Some(size);
+    }
+    let and = defined_by(condition, "arith.andi")?;
+    let (x, y) = (and.operand(0).ok()?, and.operand(1).ok()?);
+    let (strict, same) = if row_column_test(x) == Some(4) { (x, y) } else { (y, x) };
+    (row_column_test(strict) == Some(4)).then_some(())?;
+    same_block(same).filter(|&n| n > 0 && size % n == 0)
+}
+
+/// n when `value` is `row / n == column / n` (iota 0 and iota 1, each divided by a
+/// splat n).
+fn same_block(value: Value) -> Option<i64> {
+    let cmpi = defined_by(value, "arith.cmpi")?;
+    (IntegerAttribute::try_from(cmpi.attribute("predicate").ok()?).ok()?.value() == 0).then_some(())?;
+    let divided = |side: usize, dimension: i32| -> Option<f64> {
+        let division = defined_by(cmpi.operand(side).ok()?, "arith.divsi")?;
+        (iota_dimension(division.operand(0).ok()?)? == dimension).then_some(())?;
+        float_splat(division.operand(1).ok()?)
+    };
+    let (rows, columns) = (divided(0, 0)?, divided(1, 1)?);
+    (rows == columns).then_some(rows as i64)
 }
 
 /// `select(row <predicate> column, x, 0)`: returns x.
@@ -143,9 +179,6 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
     let (Some(lower), Some(upper), Some(1)) = (integer(operand(0)), integer(operand(1)), integer(operand(2))) else {
         return miss("the bounds are not constants with step 1");
     };
-    if upper - lower < size - 1 {
-        return miss(&format!("{} steps do not settle all {size} rows", upper - lower));
-    }
     let body = for_op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
     let ops = block_ops(body);
     let Some(yield_op) = ops.last().filter(|op| op.name().as_string_ref().as_str() == Ok("scf.yield")) else { return miss("no yield") };
@@ -161,19 +194,26 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
     if transposed || x != carried || float_splat(accumulator) != Some(0.0) {
         return miss("the step's product is not A X");
     }
-    if selected_by(a, 4).is_none() {
-        return miss("A is not selected under the strict lower triangle");
-    }
-    if defined_by(a, "arith.select").and_then(|select| select.parent_operation()) == Some(for_op) {
+    let select = defined_by(a, "arith.select").ok_or("A is not a select")?;
+    let blocks = (float_splat(select.operand(2).expect("ternary")) == Some(0.0))
+        .then(|| strictly_lower_blocks(select.operand(0).expect("ternary"), size))
+        .flatten()
+        .ok_or("A is not selected under the strict lower triangle")?;
+    if select.parent_operation() == Some(for_op) {
         return miss("A is computed inside the loop");
     }
-    Ok(ForwardSubstitution { for_op, a, identity: operand(3), size })
+    // A block of n rows is nilpotent of index n: n - 1 steps settle it.
+    if upper - lower < blocks - 1 {
+        return miss(&format!("{} steps do not settle all {blocks} rows", upper - lower));
+    }
+    let product_attributes = product.attributes().filter(|(name, _)| name.as_string_ref().as_str() != Ok("transpose_rhs")).map(|(name, value)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), value.to_string())).collect();
+    Ok(ForwardSubstitution { for_op, a, identity: operand(3), product_attributes, size, blocks })
 }
 
 /// Replaces a matched forward substitution by the blocked inverse, straight-line code
 /// (no loop, so the scheduler can interleave it with independent work).
 fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64) {
-    let ForwardSubstitution { for_op, a, identity, size } = *inverse;
+    let ForwardSubstitution { for_op, a, identity, size, blocks, .. } = *inverse;
     let square = a.r#type();
     let context = for_op.context();
     let ints = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi32>")).expect("a vector type");
@@ -196,7 +236,9 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64) {
     };
     let matmul = |lhs, rhs| {
         let zeros = splat_before(at, 0.0, square);
-        insert_before(at, "flywheel.matmul", &[lhs, rhs, zeros], square, &[("transpose_rhs", "false".into())])
+        let mut attributes = vec![("transpose_rhs", "false".to_owned())];
+        attributes.extend(inverse.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
+        insert_before(at, "flywheel.matmul", &[lhs, rhs, zeros], square, &attributes)
     };
     let subtract = |x, y| insert_before(at, "arith.subf", &[x, y], square, &[("fastmath", "#arith.fastmath<none>".into())]);
     // The diagonal blocks: `block` - 1 steps of X ← I - A X on A restricted to them.
@@ -207,7 +249,7 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64) {
     }
     // Merges: X ← X - X (E X), E the lower-left s-blocks of A inside each 2s block.
     let mut span = block;
-    while span < size {
+    while span < blocks {
         let apart = insert_before(at, "arith.xori", &[same_span(2 * span), same_span(span)], bools, &[]);
         let lower_left = masked(apart);
         x = subtract(x, matmul(x, matmul(lower_left, x)));

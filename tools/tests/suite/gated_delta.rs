@@ -54,6 +54,7 @@ const VARIANTS: &[(&str, &str, &str)] = &[
     ("forward_substitution", "", ""),
     ("tri_inverse", "", "flywheel-tri-inverse,"),
     ("heads_per_step", "{gdn-heads=4}", "flywheel-tri-inverse{block=16},"),
+    ("bf16x3", "{gdn-heads=4 gdn-precision=bf16x3}", "flywheel-tri-inverse,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
