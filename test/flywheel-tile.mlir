@@ -82,7 +82,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // Gated DeltaNet: a chunked kernel, grid (batch, value head, chunk), the chunk axis
 // sequential with the f32 state in scratch; q and k read through the value head's key
 // head (h / 2), the gates as one [1, 64] row per chunk.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"({{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
@@ -105,3 +105,8 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-CHUNK: remark: kept for the reference lowering: chunks of 48 tokens (16, 32, 64 or 128)
 // RUN: sed 's/x128xbf16/x96xbf16/g; s/x128x128xf32/x96x96xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-DIMS
 // GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (32, 64, 128 or 256)
+// By default a step stacks as many value heads as fill 256 rows: here both heads (their
+// group), reading one key head.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
+// GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x2, chunks of 64, 2 value head(s) per step)
+// GDN-STACKED: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)

@@ -4,7 +4,7 @@
 // diagonal blocks for block - 1 steps, then merges X <- X - X (E X) on the MXU, E the
 // lower-left blocks of A inside blocks twice the size solved so far.
 
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile -o %t.tiled.mlir
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-precision=fp32' -o %t.tiled.mlir
 // The baseline: 63 steps on A itself.
 // RUN: FileCheck %s --check-prefix=BASE < %t.tiled.mlir
 // BASE: %[[BELOW:.*]] = "arith.cmpi"(%[[ROW:.*]], %[[COLUMN:.*]]) <{predicate = 4 : i64}>
@@ -16,9 +16,9 @@
 // BASE-NEXT: %[[NEXT:.*]] = "arith.subf"(%[[I]], %[[AX]])
 // BASE-NEXT: "scf.yield"(%[[NEXT]])
 
-// Blocks of 8 (the default): 7 steps on A's diagonal 8-blocks, straight-line (the
+// Blocks of 8 by substitution: 7 steps on A's diagonal 8-blocks, straight-line (the
 // scheduler may interleave them with other work), then 3 merges.
-// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 remarks=true' 2>&1 -o %t.blocked.mlir | FileCheck %s --check-prefix=REMARK
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 diagonal=substitution remarks=true' 2>&1 -o %t.blocked.mlir | FileCheck %s --check-prefix=REMARK
 // REMARK: t.tiled.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by forward substitution, 3 merge(s)
 // RUN: FileCheck %s --check-prefix=BLOCKED < %t.blocked.mlir
 // BLOCKED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
@@ -54,10 +54,21 @@
 // that is zero off its diagonal 64-blocks (A's select also keeps row / 64 == column /
 // 64): the loop has 63 steps, and the merges stop at 64. The products keep the loop's
 // precision.
-// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile{gdn-heads=4 gdn-precision=bf16x3},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
-// STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by forward substitution, 3 merge(s)
-// STACKED-COUNT-7: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<256x256xf32>, vector<256x256xf32>, vector<256x256xf32>)
+// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile{gdn-heads=4},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
+// STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // STACKED-NOT: dense<128> : vector<256x256xi32>
+// The defaults: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
+// products, then 3 merges of 2 products each, all keeping bf16x3.
+// STACKED: "arith.constant"() <{value = 63 : index}>
+// STACKED: %[[X:.*]] = "arith.subf"(%[[I:.*]], %[[N:.*]]) {{.*}} : (vector<256x256xf32>
+// STACKED-NEXT: %{{.*}} = "arith.constant"
+// STACKED-NEXT: %[[N2:.*]] = "flywheel.matmul"(%[[N]], %[[N]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false}
+// STACKED-NEXT: %[[F2:.*]] = "arith.addf"(%[[I]], %[[N2]])
+// STACKED-NEXT: %{{.*}} = "arith.constant"
+// STACKED-NEXT: "flywheel.matmul"(%[[X]], %[[F2]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false}
+// STACKED-COUNT-8: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<256x256xf32>, vector<256x256xf32>, vector<256x256xf32>)
+// STACKED-NEXT: %[[T:.*]] = "arith.subf"
+// STACKED: "flywheel.matmul"(%[[T]], {{.*}}) : (vector<256x256xf32>, vector<256x128xf32>
 
 // Near misses, left alone with a remark: A under the lower triangle with its diagonal
 // (not nilpotent: forward substitution with it is not (I + A)^-1 any more) ...
@@ -72,7 +83,7 @@
 // RUN: sed -E 's/"flywheel.matmul"\((%[0-9]+), (%arg[0-9]+), /"flywheel.matmul"(\2, \1, /' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=ORDER
 // ORDER: remark: @flywheel_kernel_0: loop left alone: the step's product is not A X
 // A chunk no larger than a block is already solved by its loop.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{chunk=16},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{chunk=16 gdn-heads=1},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: remark: @flywheel_kernel_0: a 16 x 16 inverse is already one diagonal block of 16
 // Attention kernels have no such loop; bad options are errors.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=ATTENTION

@@ -244,6 +244,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
     let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
     let to_end = column_of(&mut w, &decay_to_end, dv);
+    let e_total_column = column_of(&mut w, &e_total, dv);
 
     // The serial part, per head, stage by stage across the heads so their independent
     // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
@@ -286,17 +287,10 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let values = head_rows(&mut w, &decayed_values, dv, head);
         let k_t = &keys_transposed[(head / repeats) as usize];
         let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, precision);
-        // e^{γ_C} of this head over its whole state: a selector of its first position.
-        let selector = {
-            let ints = vector(&[dk, rows], "i32");
-            let lane = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
-            let position = w.constant(&format!("dense<{}>", head * c), &ints);
-            let is_first = w.cmpi(0, &lane, &position, &ints, &vector(&[dk, rows], "i1"));
-            let (one, none) = (w.splat(1.0, &[dk, rows]), w.splat(0.0, &[dk, rows]));
-            w.select(&is_first, &one, &none, &[dk, rows])
-        };
-        let e_total_wide = w.op("vector.broadcast", &[(&e_total, &row_type)], "", &f32s(&[dv, rows]));
-        let state_decay = w.matmul((&selector, &f32s(&[dk, rows])), (&e_total_wide, &f32s(&[dv, rows])), &[dk, dv], true, precision);
+        // e^{γ_C} of this head over its whole state: its first row of the column form.
+        let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head * c);
+        let factor = w.op("vector.extract_strided_slice", &[(&e_total_column, &f32s(&[rows, dv]))], &attributes, &f32s(&[1, dv]));
+        let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", &state_type);
         let s = w.binary("arith.mulf", &state_decay, s, &state_type);
         let s = w.binary("arith.addf", &s, &update, &state_type);
         w.store_block(&s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);

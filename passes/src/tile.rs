@@ -43,8 +43,8 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation auto-blocks compiles for" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
-    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "1", help: "Value heads per grid step of the Gated DeltaNet kernel (lowered to the most that divide the heads and fit the key-head groups)" },
-    OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "fp32", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
+    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill 256 rows; lowered to the most that divide the heads and fit the key-head groups)" },
+    OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -426,6 +426,7 @@ fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64, bf16x3: bool) -> R
     // divide a key head's group or hold whole groups.
     let group = plan.group();
     let fits = |n: &i64| plan.value_heads % n == 0 && (group % n == 0 || n % group == 0);
+    let heads = if heads == 0 { (256 / plan.chunk).max(1) } else { heads };
     let heads_per_step = (1..=heads.max(1)).rev().find(fits).unwrap_or(1);
     Ok(GatedDeltaPlan { heads_per_step, ..plan })
 }

@@ -51,10 +51,13 @@ const CASES: &[Case] = &[
 
 /// How each case also runs: (name, `flywheel-tile` options, passes after it).
 const VARIANTS: &[(&str, &str, &str)] = &[
-    ("forward_substitution", "", ""),
-    ("tri_inverse", "", "flywheel-tri-inverse,"),
-    ("heads_per_step", "{gdn-heads=4}", "flywheel-tri-inverse{block=16},"),
-    ("bf16x3", "{gdn-heads=4 gdn-precision=bf16x3}", "flywheel-tri-inverse,"),
+    ("forward_substitution", "{gdn-heads=1 gdn-precision=fp32}", ""),
+    ("tri_inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("heads_per_step", "{gdn-heads=4 gdn-precision=fp32}", "flywheel-tri-inverse{diagonal=substitution},"),
+    ("doubling", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8},"),
+    // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 16
+    // by doubling.
+    ("defaults", "", "flywheel-tri-inverse,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
