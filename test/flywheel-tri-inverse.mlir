@@ -68,7 +68,7 @@
 // STACKED-NEXT: "flywheel.matmul"(%[[X]], %[[F2]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false}
 // STACKED-COUNT-8: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<256x256xf32>, vector<256x256xf32>, vector<256x256xf32>)
 // STACKED-NEXT: %[[T:.*]] = "arith.subf"
-// STACKED: "flywheel.matmul"(%[[T]], {{.*}}) : (vector<256x256xf32>, vector<256x128xf32>
+// STACKED: "flywheel.matmul"(%[[T]], {{.*}} : (vector<256x256xf32>, vector<256x128xf32>
 
 // Near misses, left alone with a remark: A under the lower triangle with its diagonal
 // (not nilpotent: forward substitution with it is not (I + A)^-1 any more) ...
