@@ -1,0 +1,145 @@
+"""Gated DeltaNet prefill benchmark: libtpu static cycles for FlyWheel's chunked kernel and
+XLA's plain-jnp forms, Qwen3-Next-like heads (16 query/key heads, 32 value heads, head
+dims 128, bf16), on v6e and tpu7x (deviceless compiles, cached in bench/.cache like
+bench/attention.py).
+
+    .venv/bin/python bench/gated_delta.py [--lengths 8192,32768] [--targets v6e,tpu7x] [--ablation]
+
+Rows:
+- XLA, per-token scan: the recurrence (generate.py's gdn_recurrent) as XLA compiles one
+  token step: (cycles of 16 unrolled tokens - cycles of 8) / 8, times the length (a full
+  8192-step unroll does not compile in reasonable time); q and k repeated to the value
+  heads. The chunked (WY) form in plain jnp (generate.py's gdn_chunked, chunks of 64,
+  its scan over chunks unrolled since XLA's profile counts a while body once) is not a
+  row: it compiles, but libtpu's profile of it passed this machine's 24 GiB and was
+  killed already at 512 tokens (3 m 52 s).
+- FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
+  --ablation also forward substitution alone, + tri-inverse, + stacked heads, + bf16x3.
+Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
+T [βV | βe^γK], W S, Q S, P V', Kᵀ V') / (cycles x 524,288). tpu-inference's GDN kernel
+is not measured (DESIGN.md: libtpu 0.0.50.1's static profiler aborts on it, "No DMA issue
+node found for sync flag", and its grid size comes from runtime data).
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "test" / "fixtures"))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+
+from attention import CACHE, FLYWHEEL_OPT, PEAK, cycles, stablehlo  # noqa: E402
+from generate import gdn_recurrent  # noqa: E402
+
+KEY_HEADS, VALUE_HEADS, DIM, CHUNK = 16, 32, 128, 64
+RESULTS = ROOT / "bench" / "gated_delta.json"
+
+LOWER = "flywheel-lower-to-mosaic"
+# (name, flywheel-tile options, passes between tiling and lowering)
+FLYWHEEL = [
+    ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32}", ""),
+    ("FlyWheel, + tri-inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + stacked heads", "{gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + bf16x3 products", "", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel (flywheel-tpu: + doubling)", "", "flywheel-tri-inverse,"),
+]
+
+
+def chunked_flops(length):
+    c, dk, dv = CHUNK, DIM, DIM
+    per_chunk = 2 * c * c * dk * 2 + 2 * c * c * (dk + dv) + 2 * c * dk * dv * 3 + 2 * c * c * dv
+    return VALUE_HEADS * (length // c) * per_chunk
+
+
+def inputs(length):
+    spec = jax.ShapeDtypeStruct
+    return (spec((1, length, KEY_HEADS, DIM), jnp.bfloat16), spec((1, length, KEY_HEADS, DIM), jnp.bfloat16),
+            spec((1, length, VALUE_HEADS, DIM), jnp.bfloat16), spec((1, length, VALUE_HEADS), jnp.float32),
+            spec((1, length, VALUE_HEADS), jnp.float32))
+
+
+def repeated(fn):
+    """fn on q and k repeated to the value heads (value head h reads key head h / 2)."""
+    def wrapped(q, k, v, g, beta):
+        group = VALUE_HEADS // KEY_HEADS
+        return fn(jnp.repeat(q, group, axis=2), jnp.repeat(k, group, axis=2), v, g, beta)
+    return wrapped
+
+
+def flywheel_program(length, tile, passes):
+    tensor = lambda *dims: "tensor<" + "x".join(map(str, dims)) + ">"
+    q = tensor(1, length, KEY_HEADS, DIM, "bf16")
+    v = tensor(1, length, VALUE_HEADS, DIM, "bf16")
+    gate = tensor(1, length, VALUE_HEADS, "f32")
+    state = tensor(1, VALUE_HEADS, DIM, DIM, "f32")
+    text = (
+        f"func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}) -> ({v}, {state}) {{\n"
+        f'  %o, %s = "flywheel.gated_delta"(%q, %k, %v, %g, %beta) {{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, '
+        f'scale = {DIM ** -0.5} : f32, chunk_size = {CHUNK} : i64, layout = "BTNH"}} : ({q}, {q}, {v}, {gate}, {gate}) -> ({v}, {state})\n'
+        f"  return %o, %s : {v}, {state}\n}}\n"
+    )
+    pipeline = f"builtin.module(flywheel-tile{tile},{passes}{LOWER})"
+    return subprocess.run([str(FLYWHEEL_OPT), "-", f"--pass-pipeline={pipeline}"], input=text, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def per_token_cycles(target):
+    """XLA's cycles per token of the per-token scan: unrolled 16 tokens minus 8, over 8."""
+    totals = []
+    for length in (8, 16):
+        fn = repeated(lambda q, k, v, g, beta: gdn_recurrent(q, k, v, g, beta, unroll=True))
+        totals.append(cycles(stablehlo(fn, *inputs(length)), target, f"per-token scan, {length} tokens"))
+    if None in totals:
+        return None
+    return (totals[1] - totals[0]) / 8
+
+
+def measure(lengths, targets, ablation):
+    rows = []
+    for length in lengths:
+        variants = FLYWHEEL if ablation else FLYWHEEL[-1:]
+        programs = [(name, lambda tile=tile, passes=passes: flywheel_program(length, tile, passes)) for name, tile, passes in variants]
+        for target in targets:
+            step = per_token_cycles(target)
+            rows.append({"kernel": "XLA, per-token scan (8-token difference x length)", "length": length, "target": target,
+                         "cycles": None if step is None else round(step * length)})
+            for name, program in programs:
+                rows.append({"kernel": name, "length": length, "target": target,
+                             "cycles": cycles(program(), target, f"{name}, {length} tokens")})
+    return rows
+
+
+def report(rows):
+    print(f"{'kernel':<52} {'tokens':>7} {'target':>6} {'static cycles':>14} {'eff.':>6} {'FlyWheel speed-up':>18}")
+    for row in rows:
+        flywheel = next((r["cycles"] for r in rows if r["kernel"] == FLYWHEEL[-1][0] and r["length"] == row["length"]
+                         and r["target"] == row["target"]), None)
+        cycles_ = row["cycles"]
+        efficiency = f"{chunked_flops(row['length']) / (cycles_ * PEAK[row['target']]):.1%}" if cycles_ else "—"
+        speedup = f"{cycles_ / flywheel:.2f}x" if cycles_ and flywheel and row["kernel"] != FLYWHEEL[-1][0] else ""
+        shown = f"{cycles_:,}" if cycles_ else "failed"
+        print(f"{row['kernel']:<52} {row['length']:>7} {row['target']:>6} {shown:>14} {efficiency:>6} {speedup:>18}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", default="8192,32768")
+    parser.add_argument("--targets", default="v6e,tpu7x")
+    parser.add_argument("--ablation", action="store_true", help="also each FlyWheel transform's step (v6e and tpu7x)")
+    args = parser.parse_args()
+    rows = measure([int(x) for x in args.lengths.split(",")], args.targets.split(","), args.ablation)
+    RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
+    report(rows)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    main()
