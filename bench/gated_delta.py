@@ -3,7 +3,9 @@ XLA's plain-jnp forms, Qwen3-Next-like heads (16 query/key heads, 32 value heads
 dims 128, bf16), on v6e and tpu7x (deviceless compiles, cached in bench/.cache like
 bench/attention.py).
 
-    .venv/bin/python bench/gated_delta.py [--lengths 8192,32768] [--targets v6e,tpu7x] [--ablation]
+    .venv/bin/python bench/gated_delta.py [--lengths 2048] [--targets v6e,tpu7x] [--ablation]
+
+Rows are merged into bench/gated_delta.json (a run replaces only the rows it measures).
 
 Rows:
 - XLA, per-token scan: the recurrence (generate.py's gdn_recurrent) as XLA compiles one
@@ -14,7 +16,13 @@ Rows:
   row: it compiles, but libtpu's profile of it passed this machine's 24 GiB and was
   killed already at 512 tokens (3 m 52 s).
 - FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
-  --ablation also forward substitution alone, + tri-inverse, + stacked heads, + bf16x3.
+  --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
+  of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
+  operands.
+Lengths: from 4096 tokens on, libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel
+(4 or 2 value heads per grid step) an estimate of 0 cycles (the kernel op; the rest of
+the module is estimated), though it compiles; with one head per step it estimates 8192
+tokens. Such a row (efficiency above 100%) is reported as invalid, never as a result.
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
 T [βV | βe^γK], W S, Q S, P V', Kᵀ V') / (cycles x 524,288). tpu-inference's GDN kernel
 is not measured (DESIGN.md: libtpu 0.0.50.1's static profiler aborts on it, "No DMA issue
@@ -44,11 +52,12 @@ RESULTS = ROOT / "bench" / "gated_delta.json"
 LOWER = "flywheel-lower-to-mosaic"
 # (name, flywheel-tile options, passes between tiling and lowering)
 FLYWHEEL = [
-    ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32}", ""),
-    ("FlyWheel, + tri-inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "{gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + bf16x3 products", "", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel (flywheel-tpu: + doubling)", "", "flywheel-tri-inverse,"),
+    ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false}", ""),
+    ("FlyWheel, + tri-inverse", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + stacked heads", "{gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + bf16x3 products", "{gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + doubling", "{gdn-shared-operands=false}", "flywheel-tri-inverse,"),
+    ("FlyWheel (flywheel-tpu: + shared operands)", "", "flywheel-tri-inverse,"),
 ]
 
 
@@ -116,25 +125,40 @@ def measure(lengths, targets, ablation):
     return rows
 
 
+def valid(row):
+    """The row's cycles, or None when missing or above the MXU peak (an estimate of 0 for
+    the kernel op, see above)."""
+    cycles_ = row["cycles"]
+    return cycles_ if cycles_ and chunked_flops(row["length"]) <= cycles_ * PEAK[row["target"]] else None
+
+
 def report(rows):
     print(f"{'kernel':<52} {'tokens':>7} {'target':>6} {'static cycles':>14} {'eff.':>6} {'FlyWheel speed-up':>18}")
     for row in rows:
-        flywheel = next((r["cycles"] for r in rows if r["kernel"] == FLYWHEEL[-1][0] and r["length"] == row["length"]
+        flywheel = next((valid(r) for r in rows if r["kernel"] == FLYWHEEL[-1][0] and r["length"] == row["length"]
                          and r["target"] == row["target"]), None)
-        cycles_ = row["cycles"]
-        efficiency = f"{chunked_flops(row['length']) / (cycles_ * PEAK[row['target']]):.1%}" if cycles_ else "—"
+        cycles_ = valid(row)
+        if row["cycles"] and not cycles_:
+            shown, efficiency = "invalid", "—"
+        else:
+            shown = f"{cycles_:,}" if cycles_ else "failed"
+            efficiency = f"{chunked_flops(row['length']) / (cycles_ * PEAK[row['target']]):.1%}" if cycles_ else "—"
         speedup = f"{cycles_ / flywheel:.2f}x" if cycles_ and flywheel and row["kernel"] != FLYWHEEL[-1][0] else ""
-        shown = f"{cycles_:,}" if cycles_ else "failed"
         print(f"{row['kernel']:<52} {row['length']:>7} {row['target']:>6} {shown:>14} {efficiency:>6} {speedup:>18}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lengths", default="8192,32768")
+    parser.add_argument("--lengths", default="2048")
     parser.add_argument("--targets", default="v6e,tpu7x")
     parser.add_argument("--ablation", action="store_true", help="also each FlyWheel transform's step (v6e and tpu7x)")
     args = parser.parse_args()
     rows = measure([int(x) for x in args.lengths.split(",")], args.targets.split(","), args.ablation)
+    # Earlier runs' rows for other kernels, lengths or targets are kept.
+    key = lambda row: (row["kernel"], row["length"], row["target"])
+    fresh = {key(row) for row in rows}
+    kept = [row for row in json.loads(RESULTS.read_text())] if RESULTS.exists() else []
+    rows = sorted([row for row in kept if key(row) not in fresh] + rows, key=lambda row: (row["length"], row["target"]))
     RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
     report(rows)
 

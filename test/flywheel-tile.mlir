@@ -110,3 +110,12 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
 // GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x2, chunks of 64, 2 value head(s) per step)
 // GDN-STACKED: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
+// Shared operands (the default): one product T [bV | b e^g K], and per head one
+// [W; e^g Q] S.
+// GDN-STACKED: %[[JOINED:.*]] = "tpu.concatenate"({{.*}}) {dimension = 1 : i32} : (vector<128x128xf32>, vector<128x128xf32>) -> vector<128x256xf32>
+// GDN-STACKED: "flywheel.matmul"(%[[T:.*]], %[[JOINED]], {{.*}} -> vector<128x256xf32>
+// GDN-STACKED: %[[WQ:.*]] = "tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
+// GDN-STACKED: "flywheel.matmul"(%[[WQ]], {{.*}} -> vector<128x128xf32>
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-shared-operands=false | FileCheck %s --check-prefix=GDN-APART
+// GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
+// GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)

@@ -46,9 +46,8 @@
 // BLOCKED: "flywheel.matmul"({{.*}}, %[[X16]],
 // BLOCKED: "arith.constant"() <{value = dense<64> : vector<64x64xi32>}>
 // BLOCKED: %[[X64:.*]] = "arith.subf"
-// U and W use the blocked inverse.
-// BLOCKED: "flywheel.matmul"(%[[X64]],
-// BLOCKED: "flywheel.matmul"(%[[X64]],
+// U and W (one product, T [bV | b e^g K]) use the blocked inverse.
+// BLOCKED: "flywheel.matmul"(%[[X64]], {{.*}} : (vector<64x64xf32>, vector<64x256xf32>, vector<64x256xf32>)
 
 // Four value heads per grid step stack their 64 x 64 inverses into one 256 x 256 A
 // that is zero off its diagonal 64-blocks (A's select also keeps row / 64 == column /
@@ -68,7 +67,7 @@
 // STACKED-NEXT: "flywheel.matmul"(%[[X]], %[[F2]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false}
 // STACKED-COUNT-8: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<256x256xf32>, vector<256x256xf32>, vector<256x256xf32>)
 // STACKED-NEXT: %[[T:.*]] = "arith.subf"
-// STACKED: "flywheel.matmul"(%[[T]], {{.*}} : (vector<256x256xf32>, vector<256x128xf32>
+// STACKED: "flywheel.matmul"(%[[T]], {{.*}} -> vector<256x256xf32>
 
 // Near misses, left alone with a remark: A under the lower triangle with its diagonal
 // (not nilpotent: forward substitution with it is not (I + A)^-1 any more) ...

@@ -15,7 +15,8 @@
 //! ([1, C] per chunk); a row becomes the column a tile's rows are scaled by through a
 //! transpose of its broadcast, and the chunk-local cumsum is a product with a triangle of
 //! ones. Token t of the padded tail has g = β = 0 and k = v = 0: the state passes it
-//! unchanged. A grid step serves `heads_per_step` value heads, one after another in its
+//! unchanged. With `shared_operands`, products that share an operand are one product:
+//! T [βV | βe^γK] and, per head, [W; e^γ Q] S. A grid step serves `heads_per_step` value heads, one after another in its
 //! program (independent chains the scheduler can interleave), sharing each key head's
 //! Q Kᵀ, K Kᵀ and Kᵀ among the value heads that read it.
 
@@ -40,6 +41,8 @@ pub struct GatedDeltaPlan {
     pub scale: f64,
     /// Whether an initial state operand ([B, Nv, Dk, Dv] f32) is read.
     pub initial_state: bool,
+    /// Products that share an operand done as one: T [βV | βe^γK] and [W; e^γ Q] S.
+    pub shared_operands: bool,
     /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
     pub bf16x3: bool,
     /// Value heads one grid step serves (their chains are independent, so the scheduler
@@ -239,8 +242,17 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[rows, dv]));
     let beta_k = column_of(&mut w, &beta_e_gamma, dk);
     let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[rows, dk]));
-    let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, precision);
-    let w_tile = w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, precision);
+    // With shared operands one product T [βV | βe^γK] (as wide as the MXU at head dims
+    // 128) gives both.
+    let (u, w_tile) = if plan.shared_operands {
+        let joined_type = f32s(&[rows, dv + dk]);
+        let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[rows, dv])), (&beta_k, &f32s(&[rows, dk]))], "{dimension = 1 : i32}", &joined_type);
+        let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[rows, dv + dk], false, precision);
+        (w.columns(&both, &[rows, dv + dk], 0, dv), w.columns(&both, &[rows, dv + dk], dv, dk))
+    } else {
+        let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, precision);
+        (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, precision))
+    };
     let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
     let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
     let to_end = column_of(&mut w, &decay_to_end, dv);
@@ -249,10 +261,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // The serial part, per head, stage by stage across the heads so their independent
     // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
     // S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V').
-    let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| {
-        let attributes = format!("{{offsets = [{}, 0], sizes = [{c}, {width}], strides = [1, 1]}}", head * c);
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&[rows, width]))], &attributes, &f32s(&[c, width]))
+    // Rows first .. first + C of a [height, width] tile.
+    let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
+        let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
     };
+    let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| rows_at(w, value, [rows, width], head * c);
     let state_type = f32s(&[dk, dv]);
     let states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
     let mut new_values = Vec::new();
@@ -260,8 +274,16 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     for (head, s) in states.iter().enumerate() {
         let head = head as i64;
         let (w_head, q_head) = (head_rows(&mut w, &w_tile, dk, head), head_rows(&mut w, &q_scaled, dk, head));
-        let ws = w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision);
-        from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision));
+        // With shared operands one product [W; e^γ Q] S gives W S and Q S.
+        let ws = if plan.shared_operands {
+            let stacked = w.op("tpu.concatenate", &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))], "{dimension = 0 : i32}", &f32s(&[2 * c, dk]));
+            let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, precision);
+            from_state.push(rows_at(&mut w, &both, [2 * c, dv], c));
+            rows_at(&mut w, &both, [2 * c, dv], 0)
+        } else {
+            from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision));
+            w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision)
+        };
         let u_head = head_rows(&mut w, &u, dv, head);
         new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
     }

@@ -45,6 +45,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill 256 rows; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
+    OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In the Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -90,8 +91,13 @@ fn create(options: &PassOptions) -> Pass {
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
-    let (chunk, gdn_heads, bf16x3) = (options.int("chunk"), options.int("gdn-heads"), options.choice("gdn-precision") == "bf16x3");
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, chunk, gdn_heads, bf16x3, remarks))
+    let kernel = GatedDeltaOptions {
+        chunk: options.int("chunk"),
+        heads: options.int("gdn-heads"),
+        bf16x3: options.choice("gdn-precision") == "bf16x3",
+        shared_operands: options.bool("gdn-shared-operands"),
+    };
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, kernel, remarks))
 }
 
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
@@ -353,15 +359,27 @@ fn rearranged<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a
     Ok(materialize(b, atoms, value, axes, &element, target))
 }
 
-/// Tiles every Gated DeltaNet op under `root` the chunked kernel serves, in chunks of
-/// `chunk` tokens (0: each op's own chunk_size), up to `heads` value heads per grid step,
-/// f32 products in three bf16 passes if `bf16x3`; false on an error.
-pub fn tile_gated_delta(root: OperationRef, chunk: i64, heads: i64, bf16x3: bool, remarks: bool) -> bool {
+/// How `flywheel-tile` builds Gated DeltaNet kernels.
+#[derive(Clone, Copy, Debug)]
+pub struct GatedDeltaOptions {
+    /// Tokens per chunk (0: each op's own chunk_size).
+    pub chunk: i64,
+    /// Value heads per grid step, at most (0: as many as fill 256 rows).
+    pub heads: i64,
+    /// f32 products in three bf16 passes.
+    pub bf16x3: bool,
+    /// One product for each pair of products sharing an operand.
+    pub shared_operands: bool,
+}
+
+/// Tiles every Gated DeltaNet op under `root` the chunked kernel serves; false on an
+/// error.
+pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks: bool) -> bool {
     for raw in gated_delta_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let gated_delta = GatedDeltaOp::from_operation(op).expect("collected as gated delta");
-        match plan_gated_delta(gated_delta, chunk, heads, bf16x3) {
+        match plan_gated_delta(gated_delta, options) {
             Ok(plan) => {
                 if let Err(message) = emit_gated_delta_kernel(gated_delta, &plan) {
                     emit_error(op.location(), &format!("'flywheel.gated_delta' op: internal error emitting its kernel: {message}"));
@@ -384,7 +402,8 @@ pub fn tile_gated_delta(root: OperationRef, chunk: i64, heads: i64, bf16x3: bool
 }
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
-fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64, bf16x3: bool) -> Result<GatedDeltaPlan, String> {
+fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
+    let GatedDeltaOptions { chunk, heads, bf16x3, shared_operands } = options;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
@@ -412,6 +431,7 @@ fn plan_gated_delta(op: GatedDeltaOp, chunk: i64, heads: i64, bf16x3: bool) -> R
         initial_state: op.initial_state().is_some(),
         heads_per_step: 1,
         bf16x3,
+        shared_operands,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
