@@ -252,17 +252,22 @@ def flywheel_program(shape, target, pipeline=ABLATION[-1][1]):
     return result.stdout
 
 
+def cache_file(program, target):
+    """Where the profile record of `program` on `target` is cached."""
+    key = hashlib.sha256((target + "\n" + program).encode()).hexdigest()[:24]
+    return CACHE / f"{key}.json"
+
+
 def cycles(program, target, label):
     """libtpu's total static cycles for `program` on `target`, cached."""
-    key = hashlib.sha256((target + "\n" + program).encode()).hexdigest()[:24]
-    cached = CACHE / f"{key}.json"
+    cached = cache_file(program, target)
     if cached.exists():
         record = json.loads(cached.read_text())
         if record.get("error"):
             print(f"  {label} on {target}: {record['error']} (cached)", file=sys.stderr)
         return record["total_cycles"]
     CACHE.mkdir(parents=True, exist_ok=True)
-    source = CACHE / f"{key}.mlir"
+    source = cached.with_suffix(".mlir")
     source.write_text(program)
     print(f"  compiling {label} for {target}...", file=sys.stderr, flush=True)
     result = subprocess.run([str(FLYWHEEL), "profile", "--target", target, "--json", str(source)],
