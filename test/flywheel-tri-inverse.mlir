@@ -21,6 +21,8 @@
 // RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 diagonal=substitution remarks=true' 2>&1 -o %t.blocked.mlir | FileCheck %s --check-prefix=REMARK
 // REMARK: t.tiled.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by forward substitution, 3 merge(s)
 // RUN: FileCheck %s --check-prefix=BLOCKED < %t.blocked.mlir
+// The loop is gone with its bound constants.
+// RUN: not grep -e '"scf.for"' -e 'value = 63 : index' %t.blocked.mlir
 // BLOCKED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
 // BLOCKED: %[[DIAG:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
 // BLOCKED: %[[IDENTITY:.*]] = "arith.select"(%[[DIAG]],
@@ -58,7 +60,8 @@
 // STACKED-NOT: dense<128> : vector<256x256xi32>
 // The defaults: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
 // products, then 3 merges of 2 products each, all keeping bf16x3.
-// STACKED: "arith.constant"() <{value = 63 : index}>
+// STACKED-NOT: "scf.for"
+// STACKED: "arith.constant"() <{value = dense<8> : vector<256x256xi32>}>
 // STACKED: %[[X:.*]] = "arith.subf"(%[[I:.*]], %[[N:.*]]) {{.*}} : (vector<256x256xf32>
 // STACKED-NEXT: %{{.*}} = "arith.constant"
 // STACKED-NEXT: %[[N2:.*]] = "flywheel.matmul"(%[[N]], %[[N]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false}

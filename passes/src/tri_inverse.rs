@@ -273,5 +273,15 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubli
         x = subtract(x, matmul(x, matmul(lower_left, x)));
         span *= 2;
     }
+    let mut bounds: Vec<Value> = (0..3).map(|i| for_op.operand(i).expect("a loop's bounds")).collect();
+    bounds.sort_by_key(|bound| bound.to_raw().ptr as usize);
+    bounds.dedup_by_key(|bound| bound.to_raw().ptr as usize);
     replace_op(for_op, x);
+    // The loop's bound constants, unless something else uses them.
+    for bound in bounds {
+        if let Some(constant) = defined_by(bound, "arith.constant").filter(|_| crate::tile_ir::users(bound).is_empty()) {
+            // SAFETY: an op without uses, erased once (the bounds are distinct values).
+            unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };
+        }
+    }
 }
