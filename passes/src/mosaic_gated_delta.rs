@@ -15,10 +15,16 @@
 //! ([1, C] per chunk); a row becomes the column a tile's rows are scaled by through a
 //! transpose of its broadcast, and the chunk-local cumsum is a product with a triangle of
 //! ones. Token t of the padded tail has g = β = 0 and k = v = 0: the state passes it
-//! unchanged. With `shared_operands`, products that share an operand are one product:
-//! T [βV | βe^γK] and, per head, [W; e^γ Q] S. A grid step serves `heads_per_step` value heads, one after another in its
-//! program (independent chains the scheduler can interleave), sharing each key head's
-//! Q Kᵀ, K Kᵀ and Kᵀ among the value heads that read it.
+//! unchanged.
+//!
+//! A grid step serves `heads_per_step` value heads stacked into the matmul rows (row r is
+//! position r % C of head r / C): the chunk-parallel part is one R x R program (R = heads
+//! x C) whose masks keep each head's C x C diagonal block, so A is block diagonal and one
+//! forward substitution of C - 1 steps inverts every head's block; the state products run
+//! per head, stage by stage across the heads. Q and K are loaded once per key head and
+//! repeated for the value heads reading it; Kᵀ is one transpose per key head. With
+//! `shared_operands`, products that share an operand are one product: T [βV | βe^γK]
+//! and, per head, [W; e^γ Q] S.
 
 use crate::{
     kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
