@@ -1,0 +1,110 @@
+"""One call from a JAX function to its FlyWheel-optimized program.
+
+    import flywheel.jax
+    optimized = flywheel.jax.optimize(fn, *example_args, target="v6e")
+    optimized.text                # the optimized StableHLO (generic form)
+    optimized.kernels             # how many FlyWheel kernels it holds
+    optimized.profile()           # libtpu static cycles before/after (deviceless)
+    optimized.check(seed=0)       # original vs optimized on the PJRT CPU plugin
+
+The Rust tools run as subprocesses: `flywheel-opt` and `flywheel` from $FLYWHEEL_OPT and
+$FLYWHEEL, else the PATH, else the repository's target/release. Their diagnostics reach
+Python as FlyWheelError with the tools' own text.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+import jax
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+TARGETS = ("v5e", "v6e", "tpu7x")
+
+
+class FlyWheelError(RuntimeError):
+    """A FlyWheel tool failed; the message is its diagnostic output."""
+
+
+def tool(name):
+    """The path of a FlyWheel binary, or FlyWheelError saying where it was looked for."""
+    override = os.environ.get(name.upper().replace("-", "_"))
+    found = override or shutil.which(name) or str(REPOSITORY / "target" / "release" / name)
+    if not pathlib.Path(found).is_file():
+        raise FlyWheelError(f"{name} not found (looked at ${name.upper().replace('-', '_')}, the PATH and {found}): "
+                            "build it with `cargo build --release`")
+    return found
+
+
+def run(command, stdin=None):
+    result = subprocess.run(command, input=stdin, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise FlyWheelError(result.stderr.strip() or f"{command[0]} exited with {result.returncode}")
+    return result.stdout
+
+
+def stablehlo(fn, *example_args):
+    """The StableHLO of `fn` lowered for TPU, in generic form (what FlyWheel reads)."""
+    lowered = jax.jit(fn).trace(*example_args).lower(lowering_platforms=("tpu",))
+    return lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
+
+
+def pipeline(target, options):
+    """`flywheel-tpu{target=... key=value ...}`; option names may use _ for -."""
+    if target not in TARGETS:
+        raise FlyWheelError(f"unknown target {target!r} (one of {', '.join(TARGETS)})")
+    settings = [f"target={target}"]
+    for key, value in options.items():
+        value = str(value).lower() if isinstance(value, bool) else value
+        settings.append(f"{key.replace('_', '-')}={value}")
+    return f"builtin.module(flywheel-tpu{{{' '.join(settings)}}})"
+
+
+class Optimized:
+    """A program before and after FlyWheel, both StableHLO text."""
+
+    def __init__(self, original, text, target):
+        self.original = original
+        self.text = text
+        self.target = target
+
+    @property
+    def kernels(self):
+        return self.text.count('"tpu_custom_call"')
+
+    def _files(self, directory):
+        paths = []
+        for name, text in (("original.mlir", self.original), ("optimized.mlir", self.text)):
+            path = pathlib.Path(directory) / name
+            path.write_text(text)
+            paths.append(str(path))
+        return paths
+
+    def profile(self, target=None):
+        """libtpu's static cycles of the original and the optimized program (deviceless)."""
+        target = target or self.target
+        with tempfile.TemporaryDirectory() as directory:
+            totals = {}
+            for label, path in zip(("before", "after"), self._files(directory)):
+                record = json.loads(run([tool("flywheel"), "profile", "--target", target, "--json", path]))
+                totals[label] = record["total_cycles"]
+        return totals
+
+    def check(self, seed=0):
+        """Runs both programs on the PJRT CPU plugin (FlyWheel's kernels in its Mosaic
+        interpreter) on the same seeded random inputs; the per-output comparison table,
+        or FlyWheelError with it when an output differs beyond its dtype's tolerance."""
+        with tempfile.TemporaryDirectory() as directory:
+            return run([tool("flywheel"), "check", *self._files(directory), "--seed", str(seed)])
+
+
+def optimize(fn, *example_args, target="v6e", **options):
+    """Lowers `fn` at `example_args` (arrays or jax.ShapeDtypeStruct) and runs FlyWheel's
+    whole chain for `target` over it; `options` go to `flywheel-tpu` (e.g.
+    auto_blocks=True)."""
+    original = stablehlo(fn, *example_args)
+    text = run([tool("flywheel-opt"), "-", f"--pass-pipeline={pipeline(target, options)}"], stdin=original)
+    return Optimized(original, text, target)

@@ -1,0 +1,19 @@
+// The Python package (python/flywheel, importable from the venv): flywheel.jax.optimize
+// lowers a JAX function, runs flywheel-tpu over its StableHLO and returns both programs;
+// the optimized one holds the kernel, profiles devicelessly before and after (libtpu's
+// static cycles), and matches the original on the CPU plugin. The tools' diagnostics
+// surface as FlyWheelError with their text.
+
+// RUN: %python %S/Inputs/optimize_attention.py v6e --profile 2>/dev/null | FileCheck %s
+// CHECK: kernels 1
+// CHECK-NEXT: original kernels 0
+// CHECK-NEXT: profiled ['after', 'before'] True
+// CHECK-NEXT: check: passed (1 outputs within tolerance)
+// CHECK-NEXT: error: flywheel-opt: pipeline 'flywheel-tpu': unknown option 'key-splits' (known: target, auto-blocks, remarks)
+// CHECK-NEXT: error: unknown target 'v7' (one of v5e, v6e, tpu7x)
+// CHECK-NEXT: error: flywheel-opt not found (looked at $FLYWHEEL_OPT, the PATH and /nonexistent/flywheel-opt): build it with `cargo build --release`
+
+// Other targets optimize the same way (tpu7x's kernel checked on the CPU too).
+// RUN: %python %S/Inputs/optimize_attention.py tpu7x 2>/dev/null | FileCheck %s --check-prefix=TPU7X
+// TPU7X: kernels 1
+// TPU7X: check: passed
