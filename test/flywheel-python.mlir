@@ -17,3 +17,11 @@
 // RUN: %python %S/Inputs/optimize_attention.py tpu7x 2>/dev/null | FileCheck %s --check-prefix=TPU7X
 // TPU7X: kernels 1
 // TPU7X: check: passed
+
+// A jax.export round trip: the Exported's module optimized, everything else kept; it
+// serializes and deserializes, and its module compiles for v6e without a TPU.
+// RUN: %python %S/Inputs/optimize_exported.py %t.restored.mlir 2>/dev/null | FileCheck %s --check-prefix=EXPORT
+// EXPORT: kernels 1 before 0
+// EXPORT-NEXT: calling convention kept True
+// RUN: flywheel compile --target v6e %t.restored.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// COMPILE: compiled {{.*}} for v6e:1x1

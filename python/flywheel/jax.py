@@ -7,11 +7,16 @@
     optimized.profile()           # libtpu static cycles before/after (deviceless)
     optimized.check(seed=0)       # original vs optimized on the PJRT CPU plugin
 
+    exported = jax.export.export(jax.jit(fn), platforms=["tpu"])(*example_args)
+    faster, optimized = flywheel.jax.optimize_exported(exported, target="v6e")
+    jax.export.deserialize(faster.serialize())   # the same calling convention
+
 The Rust tools run as subprocesses: `flywheel-opt` and `flywheel` from $FLYWHEEL_OPT and
 $FLYWHEEL, else the PATH, else the repository's target/release. Their diagnostics reach
 Python as FlyWheelError with the tools' own text.
 """
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -99,6 +104,31 @@ class Optimized:
         or FlyWheelError with it when an output differs beyond its dtype's tolerance."""
         with tempfile.TemporaryDirectory() as directory:
             return run([tool("flywheel"), "check", *self._files(directory), "--seed", str(seed)])
+
+
+def generic_form(text):
+    """StableHLO text in MLIR's generic form, parsed and printed in JAX's MLIR context."""
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib.mlir import ir
+
+    with jax_mlir.make_ir_context():
+        return ir.Module.parse(text).operation.get_asm(print_generic_op_form=True)
+
+
+def optimize_exported(exported, target="v6e", **options):
+    """An `jax.export.Exported` whose module FlyWheel optimized, everything else (calling
+    convention, avals, shardings, platforms) as it was, and the `Optimized` record. The
+    module is re-serialized as jax.export does it (a StableHLO portable artifact; jax
+    offers no public call for it, hence its private `_module_to_bytecode`)."""
+    from jax._src.export import _export
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib.mlir import ir
+
+    original = generic_form(exported.mlir_module())
+    text = run([tool("flywheel-opt"), "-", f"--pass-pipeline={pipeline(target, options)}"], stdin=original)
+    with jax_mlir.make_ir_context():
+        serialized = _export._module_to_bytecode(ir.Module.parse(text))
+    return dataclasses.replace(exported, mlir_module_serialized=serialized), Optimized(original, text, target)
 
 
 def optimize(fn, *example_args, target="v6e", **options):
