@@ -85,6 +85,12 @@ impl Writer {
         self.op(name, &[(a, r#type), (b, r#type)], if name.ends_with('f') || name.contains("imumf") { FAST } else { "" }, r#type)
     }
 
+    /// Whether the i32 scalar `value` equals `constant` (an i1).
+    pub fn equals(&mut self, value: &str, constant: i64) -> String {
+        let constant = self.i32(constant);
+        self.cmpi(0, value, &constant, "i32", "i1")
+    }
+
     pub fn cmpi(&mut self, predicate: i64, a: &str, b: &str, r#type: &str, result: &str) -> String {
         self.op("arith.cmpi", &[(a, r#type), (b, r#type)], &format!("{{predicate = {predicate} : i64}}"), result)
     }

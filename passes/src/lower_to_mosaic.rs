@@ -6,7 +6,7 @@
 
 use crate::{
     hlo::HloBuilder,
-    tile_ir::insert_before,
+    tile_ir::{element_type, insert_before},
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
@@ -129,10 +129,6 @@ fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
     Ok(())
 }
 
-fn element_type_name(value: Value) -> String {
-    unsafe { melior::ir::Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(melior::ir::TypeLike::to_raw(&value.r#type()))) }.to_string()
-}
-
 fn rank(value: Value) -> i64 {
     unsafe { mlir_sys::mlirShapedTypeGetRank(melior::ir::TypeLike::to_raw(&value.r#type())) }
 }
@@ -208,7 +204,7 @@ fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
     let operands: Vec<Value> = matmul.operands().collect();
     let result = matmul.result(0).map_err(|_| "no result")?;
     let split = matmul.attribute("precision").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|p| p.value() == "bf16x3");
-    let product = if element_type_name(operands[0]) != "f32" {
+    let product = if element_type(operands[0].r#type()).to_string() != "f32" {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, false)
     } else if split {
         let (lhs_high, lhs_low) = bf16_parts(matmul, operands[0]);

@@ -369,10 +369,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let kv_step = "%kv";
 
     // First key block: reset m, l, acc.
-    let first = {
-        let c = w.i32(0);
-        w.cmpi(0, kv_step, &c, "i32", "i1")
-    };
+    let first = w.equals(kv_step, 0);
     w.when(&first, |w| {
         let minus_infinity = w.splat(f64::NEG_INFINITY, &rows);
         w.store(&minus_infinity, &rows, "%m", &rows, "f32", &zero);
@@ -539,10 +536,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     }
 
     // Last key block: write acc / l.
-    let last = {
-        let c = w.i32(plan.grid()[3] - 1);
-        w.cmpi(0, kv_step, &c, "i32", "i1")
-    };
+    let last = w.equals(kv_step, plan.grid()[3] - 1);
     w.when(&last, |w| {
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
         let (acc, l) = if on_mxu {

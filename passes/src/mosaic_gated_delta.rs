@@ -122,10 +122,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let zero = w.constant("0", "index");
 
     // The first chunk starts from the initial state (or zeros).
-    let first = {
-        let start = w.i32(0);
-        w.cmpi(0, "%c", &start, "i32", "i1")
-    };
+    let first = w.equals("%c", 0);
     w.when(&first, |w| {
         for head in 0..heads {
             let initial = if plan.initial_state {
@@ -325,10 +322,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         new_states.push(s);
     }
     // The last chunk writes the final states.
-    let last = {
-        let end = w.i32(plan.chunks() - 1);
-        w.cmpi(0, "%c", &end, "i32", "i1")
-    };
+    let last = w.equals("%c", plan.chunks() - 1);
     w.when(&last, |w| {
         for (head, s) in new_states.iter().enumerate() {
             w.store_block(s, &[dk, dv], "%s_final", &state_window, "f32", &[1, 1, dk, dv], &[0, head as i64, 0, 0]);

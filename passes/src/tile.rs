@@ -27,7 +27,7 @@ use melior::{
     ir::{
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         attribute::StringAttribute,
-        BlockLike, RegionLike, Value, ValueLike,
+        BlockLike, RegionLike, Type, Value, ValueLike,
     },
     pass::Pass,
 };
@@ -325,15 +325,21 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         operands.push(extra(bias, plan_bias)?);
     }
     let result_shape = [plan.batch, plan.kv_heads, plan.padded_queries() * plan.group(), plan.value_dim];
-    let call = attention_kernel(&b, op, plan, &operands, &result_shape)?;
+    let present = |flag: bool| i32::from(flag).to_string();
+    let kernel = kernel_op(
+        &b,
+        op,
+        "flywheel.attention_kernel",
+        |symbol| kernel_module(plan, symbol),
+        &operands,
+        &[b.tensor_type(&result_shape, &plan.output)],
+        &format!("1, 1, 1, {}, {}", present(plan.mask.is_some()), present(plan.bias.is_some())),
+        [plan.flops(), plan.transcendentals(), plan.bytes_accessed()],
+    )?;
     let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
     let output_axes = in_layout(&time, &q_heads, &value_dim);
-    let output = materialize(&b, &atoms, call, &result_axes, &plan.output, &output_axes);
-    let result = op.result(0).map_err(|_| "no result")?;
-    let padded: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
-    let output = b.leading_slice(output, &padded, &shape(result.into())?.0, &plan.output);
-    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
-    Ok(())
+    let result = op.result(0).map_err(|_| "no result")?.into();
+    replace_with_output(&b, &atoms, kernel.result(0).expect("one result").into(), &result_axes, &plan.output, &output_axes, result)
 }
 
 /// The axes of an operand in `layout`, given those of batch, sequence, heads and head dim.
@@ -491,77 +497,76 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     operands.extend(op_view.initial_state());
     let output_shape = [plan.batch, plan.value_heads, plan.padded_length(), plan.value_dim];
     let state_shape = [plan.batch, plan.value_heads, plan.key_dim, plan.value_dim];
-    let location = op.location();
-    let symbol = place_kernel_module(op, &mosaic_gated_delta::kernel_module(plan, &fresh_symbol(top_module(op).ok_or("the op is not inside a module")?, "flywheel_kernel")))?;
-    let mut kernel = OperationBuilder::new("flywheel.gated_delta_kernel", location)
-        .add_operands(&operands)
-        .add_results(&[b.tensor_type(&output_shape, &plan.output), b.tensor_type(&state_shape, "f32")])
-        .build()
-        .map_err(|error| error.to_string())?;
-    for (name, value) in [
-        ("operandSegmentSizes", format!("array<i32: 1, 1, 1, 1, 1, {}>", i32::from(plan.initial_state))),
-        ("flops", format!("{} : i64", plan.flops())),
-        ("transcendentals", format!("{} : i64", plan.transcendentals())),
-        ("bytes_accessed", format!("{} : i64", plan.bytes_accessed())),
-        ("kernel", format!("@{symbol}")),
-    ] {
-        kernel.set_attribute(name, b.attribute(&value));
-    }
-    let kernel = b.insert_op(kernel);
-    let (o, final_state): (Value, Value) = (kernel.result(0).expect("o").into(), kernel.result(1).expect("final state").into());
+    let kernel = kernel_op(
+        &b,
+        op,
+        "flywheel.gated_delta_kernel",
+        |symbol| mosaic_gated_delta::kernel_module(plan, symbol),
+        &operands,
+        &[b.tensor_type(&output_shape, &plan.output), b.tensor_type(&state_shape, "f32")],
+        &format!("1, 1, 1, 1, 1, {}", i32::from(plan.initial_state)),
+        [plan.flops(), plan.transcendentals(), plan.bytes_accessed()],
+    )?;
+    let final_state: Value = kernel.result(1).expect("final state").into();
+    let state = op.result(1).map_err(|_| "no final state")?;
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(state.to_raw(), final_state.to_raw()) };
     let result_axes = [batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()];
-    let output = materialize(&b, &atoms, o, &result_axes, &plan.output, &values_axes);
-    let padded: Vec<i64> = values_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
-    let (result, state) = (op.result(0).map_err(|_| "no result")?, op.result(1).map_err(|_| "no final state")?);
-    let output = b.leading_slice(output, &padded, &shape(result.into())?.0, &plan.output);
-    unsafe {
-        mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw());
-        mlir_sys::mlirValueReplaceAllUsesOfWith(state.to_raw(), final_state.to_raw());
-    }
+    let result = op.result(0).map_err(|_| "no result")?.into();
+    replace_with_output(&b, &atoms, kernel.result(0).expect("o").into(), &result_axes, &plan.output, &values_axes, result)
+}
+
+/// Replaces `result` (an op's result, in the op's layout) by a kernel's output `value`
+/// (with `axes`): rearranged to `output_axes`, then sliced to the result's unpadded shape.
+fn replace_with_output<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a>, axes: &[Axis], element: &str, output_axes: &[Axis], result: Value<'c, 'a>) -> Result<(), String> {
+    let output = materialize(b, atoms, value, axes, element, output_axes);
+    let padded: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
+    let output = b.leading_slice(output, &padded, &shape(result)?.0, element);
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), output.to_raw()) };
     Ok(())
 }
 
-/// Parses a kernel module's `text` and appends it to the program's top module; returns
-/// its symbol.
-fn place_kernel_module(anchor: OperationRef, text: &str) -> Result<String, String> {
+/// The kernel op `name` on `operands`, before `anchor`, with results of `result_types`,
+/// its optional operands' `segments` (the `operandSegmentSizes` list) and the cost libtpu
+/// is told (flops, transcendentals, bytes accessed); its kernel module, `module(symbol)`
+/// text, is placed at the end of the program's top module under a fresh symbol.
+#[allow(clippy::too_many_arguments)]
+fn kernel_op<'c, 'a>(
+    b: &HloBuilder<'c, 'a>,
+    anchor: OperationRef<'c, 'a>,
+    name: &str,
+    module: impl FnOnce(&str) -> String,
+    operands: &[Value<'c, 'a>],
+    result_types: &[Type<'c>],
+    segments: &str,
+    [flops, transcendentals, bytes_accessed]: [i64; 3],
+) -> Result<OperationRef<'c, 'a>, String> {
     let top = top_module(anchor).ok_or("the op is not inside a module")?;
+    let symbol = fresh_symbol(top, "flywheel_kernel");
+    let text = module(&symbol);
     let context = anchor.location().context();
     // SAFETY: the parsed module's operation moves into the program (appended to its top
     // block, which then owns it), so the parsed module itself is never destroyed.
-    let module = unsafe { mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() }) };
-    if module.ptr.is_null() {
+    let parsed = unsafe { mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() }) };
+    if parsed.ptr.is_null() {
         return Err("the kernel module does not parse".into());
     }
-    let operation = unsafe { OperationRef::from_raw(mlir_sys::mlirModuleGetOperation(module)) };
-    let symbol = operation.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned()).ok_or("the kernel module has no symbol")?;
     let body = top.region(0).ok().and_then(|region| region.first_block()).ok_or("the top module has no body")?;
-    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), operation.to_raw()) };
-    Ok(symbol)
-}
-
-/// The `flywheel.attention_kernel` op for `plan` on `operands` (q, k, v, then the mask and
-/// bias present), its kernel module placed at the end of the program's top module under a
-/// fresh symbol; returns its result.
-fn attention_kernel<'c, 'a>(b: &HloBuilder<'c, 'a>, attention: OperationRef<'c, 'a>, plan: &KernelPlan, operands: &[Value<'c, 'a>], result_shape: &[i64]) -> Result<Value<'c, 'a>, String> {
-    let location = attention.location();
-    let top = top_module(attention).ok_or("the op is not inside a module")?;
-    let symbol = place_kernel_module(attention, &kernel_module(plan, &fresh_symbol(top, "flywheel_kernel")))?;
-    let present = |flag: bool| i32::from(flag).to_string();
-    let mut kernel = OperationBuilder::new("flywheel.attention_kernel", location)
+    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), mlir_sys::mlirModuleGetOperation(parsed)) };
+    let mut kernel = OperationBuilder::new(name, anchor.location())
         .add_operands(operands)
-        .add_results(&[b.tensor_type(result_shape, &plan.output)])
+        .add_results(result_types)
         .build()
         .map_err(|error| error.to_string())?;
-    for (name, value) in [
-        ("operandSegmentSizes", format!("array<i32: 1, 1, 1, {}, {}>", present(plan.mask.is_some()), present(plan.bias.is_some()))),
-        ("flops", format!("{} : i64", plan.flops())),
-        ("transcendentals", format!("{} : i64", plan.transcendentals())),
-        ("bytes_accessed", format!("{} : i64", plan.bytes_accessed())),
+    for (attribute, value) in [
+        ("operandSegmentSizes", format!("array<i32: {segments}>")),
+        ("flops", format!("{flops} : i64")),
+        ("transcendentals", format!("{transcendentals} : i64")),
+        ("bytes_accessed", format!("{bytes_accessed} : i64")),
         ("kernel", format!("@{symbol}")),
     ] {
-        kernel.set_attribute(name, b.attribute(&value));
+        kernel.set_attribute(attribute, b.attribute(&value));
     }
-    Ok(b.insert_op(kernel).result(0).expect("one result").into())
+    Ok(b.insert_op(kernel))
 }
 
 /// The outermost op above `op` (the program's module).
