@@ -21,6 +21,7 @@ pub mod raise_attention;
 pub mod raise_gated_delta;
 pub mod pipeline;
 pub mod registry;
+pub mod shard;
 pub mod software_pipeline;
 pub mod tile;
 pub mod tile_ir;

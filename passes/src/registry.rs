@@ -56,7 +56,7 @@ pub fn find_pipeline(name: &str) -> Option<&'static PipelineInfo> {
 
 /// Every FlyWheel pass, in pipeline order.
 pub fn passes() -> &'static [PassInfo] {
-    static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::raise_gated_delta::PASS, crate::layout::PASS, crate::software_pipeline::PASS, crate::tile::PASS, crate::exp_softmax::PASS, crate::tri_inverse::PASS, crate::lower_to_mosaic::PASS, crate::lower_to_stablehlo::PASS];
+    static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::raise_gated_delta::PASS, crate::shard::PASS, crate::layout::PASS, crate::software_pipeline::PASS, crate::tile::PASS, crate::exp_softmax::PASS, crate::tri_inverse::PASS, crate::lower_to_mosaic::PASS, crate::lower_to_stablehlo::PASS];
     PASSES
 }
 

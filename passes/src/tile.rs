@@ -11,11 +11,12 @@ use crate::{
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
     layout::recorded,
-    tile_ir::{attention_ops, gated_delta_ops},
+    tile_ir::{attention_ops, gated_delta_ops, top_module},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     mosaic_gated_delta::{self, GatedDeltaPlan},
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
+    shard::kernel_placement,
 };
 use flywheel_dialect::{
     diagnostics::{emit, emit_error, emit_remark, Severity},
@@ -197,6 +198,7 @@ fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
 
 /// The kernel plan for an op, or why the baseline kernel cannot serve it.
 fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
+    kernel_placement(attention.operation())?;
     if attention.q_segment_ids().is_some() {
         return Err("segment ids are not in the baseline kernel yet".into());
     }
@@ -410,6 +412,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
     let GatedDeltaOptions { chunk, heads, bf16x3, shared_operands } = options;
+    kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
@@ -567,15 +570,6 @@ fn kernel_op<'c, 'a>(
         kernel.set_attribute(attribute, b.attribute(&value));
     }
     Ok(b.insert_op(kernel))
-}
-
-/// The outermost op above `op` (the program's module).
-fn top_module<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let mut top = op.parent_operation()?;
-    while let Some(parent) = top.parent_operation() {
-        top = parent;
-    }
-    Some(top)
 }
 
 /// `prefix_N` for the first N no op directly in `module` is named.

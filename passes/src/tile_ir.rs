@@ -62,6 +62,15 @@ pub fn kernel_call_locations<'c>(root: OperationRef<'c, '_>) -> HashMap<String, 
     calls.into_iter().map(|(symbol, location)| (symbol, unsafe { Location::from_raw(location) })).collect()
 }
 
+/// The outermost op above `op` (the program's module).
+pub fn top_module<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut top = op.parent_operation()?;
+    while let Some(parent) = top.parent_operation() {
+        top = parent;
+    }
+    Some(top)
+}
+
 /// The ops directly in `op`'s first region's first block.
 fn children<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     op.region(0).ok().and_then(|region| region.first_block()).map(block_ops).unwrap_or_default()

@@ -1,5 +1,6 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
-//! verify, choose kernel layouts (`flywheel-layout`), tile each attention the kernel
+//! verify, put them in manually partitioned regions in a program sharded over chips
+//! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`), tile each attention the kernel
 //! serves (block sizes per target, key blocks in two sub-blocks) and each Gated DeltaNet
 //! (chunks of the op's chunk size), rewrite the softmax (`flywheel-exp-softmax`),
 //! software-pipeline the key blocks (`flywheel-pipeline`), block GDN's triangular inverse
@@ -44,7 +45,7 @@ fn expand(options: &PassOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
-         flywheel-layout{{target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
+         flywheel-shard{{remarks={remarks}}},flywheel-layout{{target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},\
          flywheel-pipeline{{remarks={remarks}}},flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
     )

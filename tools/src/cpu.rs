@@ -3,15 +3,26 @@
 use crate::{
     array::{Array, DType},
     kernel_handler,
+    program::{partitioning, Partitioning},
+    source::parse_module,
     plugin::{mlir_program, Padded, Plugin},
     tpu::pjrt_message,
 };
-use pjrt::{Buffer, Client, CompileOptions, LoadedExecutable, PrimitiveType};
+use pjrt::{Buffer, Client, LoadedExecutable, PrimitiveType};
 use pjrt_sys::{
     PJRT_Buffer, PJRT_Buffer_Type, PJRT_Client, PJRT_Client_AddressableDevices_Args,
     PJRT_Client_BufferFromHostBuffer_Args, PJRT_Client_Compile_Args, PJRT_Client_Create_Args, PJRT_Device, PJRT_Event,
     PJRT_ExecuteOptions, PJRT_HostBufferSemantics_PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
-    PJRT_LoadedExecutable_Execute_Args,
+    PJRT_LoadedExecutable_Execute_Args, PJRT_NamedValue, PJRT_NamedValue_Type_PJRT_NamedValue_kInt64,
+};
+use flywheel_dialect::create_context;
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute},
+        operation::{OperationLike, OperationMutLike},
+        Attribute, BlockLike,
+    },
+    Context,
 };
 use std::{
     borrow::Cow,
@@ -71,6 +82,66 @@ fn dtype_of_buffer(r#type: PrimitiveType) -> Result<DType, String> {
         .ok_or_else(|| format!("unsupported output element type {type:?}"))
 }
 
+/// CPU devices the client makes: the most partitions a program may have to run here.
+const CPU_DEVICES: usize = 8;
+
+/// `module` with its entry function's arguments and results replicated over its mesh
+/// (a sharded program's chips each get whole inputs and give whole outputs; the
+/// partitioning inside, manual regions included, is untouched), and how it is
+/// partitioned. Unchanged (borrowed) when it is not partitioned.
+pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), String> {
+    let context = create_context();
+    let parsed = parse_module(&context, module).ok_or("the program does not parse")?;
+    let partitioning = partitioning(&parsed);
+    if partitioning.partitions <= 1 {
+        return Ok((Cow::Borrowed(module), partitioning));
+    }
+    let mut next = parsed.body().first_operation();
+    while let Some(function) = next {
+        next = function.next_in_block();
+        let public = function.attribute("sym_visibility").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_none_or(|s| s.value() == "public");
+        if function.name().as_string_ref().as_str() != Ok("func.func") || !public {
+            continue;
+        }
+        // SAFETY: the function is live in `parsed`; only its attributes change.
+        let mut function = unsafe { melior::ir::operation::OperationRefMut::from_raw(function.to_raw()) };
+        for list in ["arg_attrs", "res_attrs"] {
+            let Some(attributes) = function.attribute(list).ok().and_then(|a| ArrayAttribute::try_from(a).ok()) else { continue };
+            let replicated = (0..attributes.len())
+                .map(|index| replicated_dictionary(&context, attributes.element(index).map_err(|error| error.to_string())?))
+                .collect::<Result<Vec<_>, String>>()?;
+            function.set_attribute(list, ArrayAttribute::new(&context, &replicated).into());
+        }
+    }
+    Ok((Cow::Owned(parsed.as_operation().to_string().into_bytes()), partitioning))
+}
+
+/// An argument's or result's attributes with its sharding replicated: Shardy's
+/// `#sdy.sharding<@mesh, [...]>` with no axis on any dimension, GSPMD's `{replicated}`.
+fn replicated_dictionary<'c>(context: &'c Context, attributes: Attribute<'c>) -> Result<Attribute<'c>, String> {
+    let dictionary = DictionaryAttribute::try_from(attributes).map_err(|_| format!("{attributes} is not a dictionary"))?;
+    let mut elements = Vec::new();
+    for index in 0..dictionary.len() {
+        let (name, value) = dictionary.element(index).map_err(|error| error.to_string())?;
+        let text = value.to_string();
+        let replicated = match name.as_string_ref().as_str() {
+            Ok("sdy.sharding") => {
+                let (mesh, dims) = text.split_once(", [").ok_or(format!("cannot read the sharding {text}"))?;
+                let rank = dims.matches('{').count();
+                Some(format!("{mesh}, [{}]>", vec!["{}"; rank].join(", ")))
+            }
+            Ok("mhlo.sharding") => Some("\"{replicated}\"".to_owned()),
+            _ => None,
+        };
+        let value = match replicated {
+            Some(text) => Attribute::parse(context, &text).ok_or(format!("cannot write the sharding {text}"))?,
+            None => value,
+        };
+        elements.push((name, value));
+    }
+    Ok(DictionaryAttribute::new(context, &elements).into())
+}
+
 /// A loaded CPU plugin with its client.
 ///
 /// Client creation, compile, upload and execute go through the C API (the pjrt crate's
@@ -80,7 +151,9 @@ pub struct CpuRunner {
     plugin: Plugin,
     client: Client,
     raw_client: *mut PJRT_Client,
-    device: *mut PJRT_Device,
+    /// The client's devices, in order: a program partitioned over N chips runs on the
+    /// first N.
+    devices: Vec<*mut PJRT_Device>,
     /// Whether the Mosaic interpreter handler is registered, or why not.
     kernel_support: Result<(), String>,
 }
@@ -91,7 +164,17 @@ impl CpuRunner {
         let plugin = Plugin::load(path).map_err(failure)?;
         // Programs without kernels run on a plugin that cannot take the handler.
         let kernel_support = kernel_handler::register(&plugin);
+        let name = "cpu_device_count";
+        let mut device_count = PJRT_NamedValue::new();
+        device_count.name = name.as_ptr().cast();
+        device_count.name_size = name.len();
+        device_count.type_ = PJRT_NamedValue_Type_PJRT_NamedValue_kInt64;
+        device_count.__bindgen_anon_1.int64_value = CPU_DEVICES as i64;
+        device_count.value_size = 1;
         let mut args = PJRT_Client_Create_Args::new();
+        args.create_options = &device_count;
+        args.num_options = 1;
+        // SAFETY: the option and its name outlive the call.
         unsafe { plugin.call(|api| api.PJRT_Client_Create, &mut args) }.map_err(failure)?;
         let raw_client = args.client;
         let client = Client::wrap(&plugin.api, raw_client);
@@ -101,19 +184,27 @@ impl CpuRunner {
         if args.num_addressable_devices == 0 {
             return Err(failure("the plugin has no addressable device".into()));
         }
-        let device = unsafe { *args.addressable_devices };
-        Ok(CpuRunner { plugin, client, raw_client, device, kernel_support })
+        // SAFETY: the plugin returned this many device pointers, owned by the client.
+        let devices = unsafe { std::slice::from_raw_parts(args.addressable_devices, args.num_addressable_devices) }.to_vec();
+        Ok(CpuRunner { plugin, client, raw_client, devices, kernel_support })
     }
 
     /// Compiles `module` (StableHLO text or bytecode) and runs it on `inputs`.
-    /// FlyWheel's Mosaic kernels in it run in the interpreter (see `kernel_handler`).
+    /// FlyWheel's Mosaic kernels in it run in the interpreter (see `kernel_handler`). A
+    /// program partitioned over N chips runs SPMD on N CPU devices, each given the whole
+    /// inputs (see `replicated_entry`); the outputs are the first device's.
     pub fn run(&self, module: &[u8], inputs: &[Array]) -> Result<Vec<Array>, CpuError> {
-        let module = kernel_handler::kernels_for_cpu(module).map_err(CpuError::Compile)?;
-        if let (Cow::Owned(_), Err(message)) = (&module, &self.kernel_support) {
+        let (module, partitioning) = replicated_entry(module).map_err(CpuError::Compile)?;
+        let partitions = usize::try_from(partitioning.partitions * partitioning.replicas).unwrap_or(0);
+        if partitions == 0 || partitions > self.devices.len() {
+            return Err(CpuError::Compile(format!("the program is partitioned over {partitions} devices; the CPU runs at most {}", self.devices.len())));
+        }
+        let kernels = kernel_handler::kernels_for_cpu(&module).map_err(CpuError::Compile)?;
+        if let (Cow::Owned(_), Err(message)) = (&kernels, &self.kernel_support) {
             return Err(CpuError::Compile(message.clone()));
         }
-        let program = mlir_program(&module);
-        let options = CompileOptions::new().encode();
+        let program = mlir_program(&kernels);
+        let options = crate::tpu::compile_options(partitioning).encode();
         let mut args = PJRT_Client_Compile_Args::new();
         args.client = self.raw_client;
         args.program = &program;
@@ -125,31 +216,40 @@ impl CpuRunner {
         let output_count = executable.executable().num_outputs();
 
         // The wrappers own the input buffers (and free them when done); the plugin takes
-        // their raw pointers.
-        let (_buffers, mut input_pointers): (Vec<Buffer>, Vec<*mut PJRT_Buffer>) =
-            inputs.iter().map(|input| self.upload(input)).collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
-        let argument_lists = [input_pointers.as_mut_ptr().cast_const()];
-        let mut output_pointers: Vec<*mut PJRT_Buffer> = vec![std::ptr::null_mut(); output_count];
-        let output_lists = [output_pointers.as_mut_ptr()];
-        let mut complete: *mut PJRT_Event = std::ptr::null_mut();
+        // their raw pointers. Each device gets its own copy of every input.
+        let mut buffers = Vec::new();
+        let mut input_pointers: Vec<Vec<*mut PJRT_Buffer>> = Vec::new();
+        for &device in &self.devices[..partitions] {
+            let (owned, pointers): (Vec<Buffer>, Vec<*mut PJRT_Buffer>) =
+                inputs.iter().map(|input| self.upload(input, device)).collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
+            buffers.push(owned);
+            input_pointers.push(pointers);
+        }
+        let argument_lists: Vec<*const *mut PJRT_Buffer> = input_pointers.iter_mut().map(|list| list.as_mut_ptr().cast_const()).collect();
+        let mut output_pointers: Vec<Vec<*mut PJRT_Buffer>> = vec![vec![std::ptr::null_mut(); output_count]; partitions];
+        let output_lists: Vec<*mut *mut PJRT_Buffer> = output_pointers.iter_mut().map(|list| list.as_mut_ptr()).collect();
+        let mut complete: Vec<*mut PJRT_Event> = vec![std::ptr::null_mut(); partitions];
         let mut options = unsafe { Padded::new(PJRT_ExecuteOptions::new()) };
         let mut args = PJRT_LoadedExecutable_Execute_Args::new();
         args.executable = raw_executable;
         args.options = &mut options.args;
         args.argument_lists = argument_lists.as_ptr();
-        args.num_devices = 1;
-        args.num_args = input_pointers.len();
+        args.num_devices = partitions;
+        args.num_args = inputs.len();
         args.output_lists = output_lists.as_ptr();
-        args.device_complete_events = &mut complete;
+        args.device_complete_events = complete.as_mut_ptr();
         // SAFETY: the buffers, pointer lists and options outlive the call; the plugin fills
-        // `output_count` output pointers and one completion event.
+        // `output_count` output pointers and one completion event per device.
         unsafe { self.plugin.call(|api| api.PJRT_LoadedExecutable_Execute, &mut args) }.map_err(CpuError::Execute)?;
-        let outputs: Vec<Buffer> = output_pointers.into_iter().map(|pointer| Buffer::wrap(&self.client, pointer)).collect();
-        pjrt::Event::wrap(&self.plugin.api, complete).wait().map_err(|error| CpuError::Execute(pjrt_message(&error)))?;
-        outputs.iter().map(|buffer| self.download(buffer).map_err(CpuError::Execute)).collect()
+        let mut per_device: Vec<Vec<Buffer>> =
+            output_pointers.into_iter().map(|list| list.into_iter().map(|pointer| Buffer::wrap(&self.client, pointer)).collect()).collect();
+        for event in complete {
+            pjrt::Event::wrap(&self.plugin.api, event).wait().map_err(|error| CpuError::Execute(pjrt_message(&error)))?;
+        }
+        per_device.swap_remove(0).iter().map(|buffer| self.download(buffer).map_err(CpuError::Execute)).collect()
     }
 
-    fn upload(&self, array: &Array) -> Result<(Buffer, *mut PJRT_Buffer), CpuError> {
+    fn upload(&self, array: &Array, device: *mut PJRT_Device) -> Result<(Buffer, *mut PJRT_Buffer), CpuError> {
         let mut args = PJRT_Client_BufferFromHostBuffer_Args::new();
         args.client = self.raw_client;
         args.data = array.bytes.as_ptr().cast();
@@ -157,7 +257,7 @@ impl CpuRunner {
         args.dims = array.dims.as_ptr();
         args.num_dims = array.dims.len();
         args.host_buffer_semantics = PJRT_HostBufferSemantics_PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes;
-        args.device = self.device;
+        args.device = device;
         // SAFETY: `array` outlives the call and the wait for `done_with_host_buffer` below.
         unsafe { self.plugin.call(|api| api.PJRT_Client_BufferFromHostBuffer, &mut args) }.map_err(CpuError::Execute)?;
         if !args.done_with_host_buffer.is_null() {

@@ -225,7 +225,7 @@ impl TpuCompiler {
     }
 }
 
-fn compile_options(partitioning: Partitioning) -> CompileOptions {
+pub fn compile_options(partitioning: Partitioning) -> CompileOptions {
     let mut options = CompileOptions::new();
     if let Some(build) = options.proto_mut().executable_build_options.as_mut() {
         build.num_replicas = partitioning.replicas;
