@@ -25,3 +25,12 @@
 // EXPORT-NEXT: calling convention kept True
 // RUN: flywheel compile --target v6e %t.restored.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // COMPILE: compiled {{.*}} for v6e:1x1
+
+// Sharded over four chips (heads of a jax.ShapeDtypeStruct with a NamedSharding): the
+// kernel sits in one manual region, both programs profile per chip on the 2x2
+// topologies, and the check runs them on four CPU devices.
+// RUN: %python %S/Inputs/optimize_sharded.py v6e v6e:2x2 2>/dev/null | FileCheck %s --check-prefix=SHARDED
+// RUN: %python %S/Inputs/optimize_sharded.py tpu7x tpu7x:2x2x1 2>/dev/null | FileCheck %s --check-prefix=SHARDED
+// SHARDED: kernels 1 manual regions 1
+// SHARDED-NEXT: profiled per chip True
+// SHARDED-NEXT: check: passed (1 outputs within tolerance)

@@ -5,6 +5,7 @@
     optimized.text                # the optimized StableHLO (generic form)
     optimized.kernels             # how many FlyWheel kernels it holds
     optimized.profile()           # libtpu static cycles before/after (deviceless)
+    optimized.profile(topology="v6e:2x2")   # a program sharded over four chips, per chip
     optimized.check(seed=0)       # original vs optimized on the PJRT CPU plugin
 
     exported = jax.export.export(jax.jit(fn), platforms=["tpu"])(*example_args)
@@ -88,13 +89,16 @@ class Optimized:
             paths.append(str(path))
         return paths
 
-    def profile(self, target=None):
-        """libtpu's static cycles of the original and the optimized program (deviceless)."""
+    def profile(self, target=None, topology=None):
+        """libtpu's static cycles of the original and the optimized program (deviceless),
+        per chip on `topology` (e.g. "v6e:2x2" for a program sharded over four chips;
+        default one chip)."""
         target = target or self.target
+        where = ["--topology", topology] if topology else []
         with tempfile.TemporaryDirectory() as directory:
             totals = {}
             for label, path in zip(("before", "after"), self._files(directory)):
-                record = json.loads(run([tool("flywheel"), "profile", "--target", target, "--json", path]))
+                record = json.loads(run([tool("flywheel"), "profile", "--target", target, *where, "--json", path]))
                 totals[label] = record["total_cycles"]
         return totals
 

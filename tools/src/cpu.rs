@@ -18,11 +18,11 @@ use pjrt_sys::{
 use flywheel_dialect::create_context;
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute},
-        operation::{OperationLike, OperationMutLike},
-        Attribute, BlockLike,
+        attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute, TypeAttribute},
+        operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
+        r#type::{FunctionType, RankedTensorType},
+        Attribute, BlockLike, Identifier, ShapedTypeLike,
     },
-    Context,
 };
 use std::{
     borrow::Cow,
@@ -96,50 +96,55 @@ pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), 
     if partitioning.partitions <= 1 {
         return Ok((Cow::Borrowed(module), partitioning));
     }
-    let mut next = parsed.body().first_operation();
-    while let Some(function) = next {
-        next = function.next_in_block();
-        let public = function.attribute("sym_visibility").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_none_or(|s| s.value() == "public");
-        if function.name().as_string_ref().as_str() != Ok("func.func") || !public {
-            continue;
+    let body = parsed.body();
+    let symbol = |op: &OperationRef| op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+    let mut mesh = None;
+    let mut functions = Vec::new();
+    let mut next = body.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        match op.name().as_string_ref().as_str() {
+            Ok("sdy.mesh") => mesh = mesh.or_else(|| symbol(&op)),
+            Ok("func.func") if op.attribute("sym_visibility").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_none_or(|s| s.value() == "public") => functions.push(op),
+            _ => {}
         }
+    }
+    // Every argument and result gets an explicit sharding: one left out would be given
+    // whatever Shardy or GSPMD propagates to it.
+    let (key, replicated) = match (&mesh, partitioning.shardy) {
+        (Some(mesh), true) => ("sdy.sharding", Box::new(move |rank: usize| format!("#sdy.sharding<@{mesh}, [{}]>", vec!["{}"; rank].join(", "))) as Box<dyn Fn(usize) -> String>),
+        _ => ("mhlo.sharding", Box::new(|_| "\"{replicated}\"".to_owned()) as Box<dyn Fn(usize) -> String>),
+    };
+    for function in functions {
+        let r#type = FunctionType::try_from(function.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).ok_or("a function without a type")?.value())
+            .map_err(|_| "a function type that is not one")?;
+        let lists = [
+            ("arg_attrs", (0..r#type.input_count()).map(|i| r#type.input(i)).collect::<Result<Vec<_>, _>>()),
+            ("res_attrs", (0..r#type.result_count()).map(|i| r#type.result(i)).collect::<Result<Vec<_>, _>>()),
+        ];
         // SAFETY: the function is live in `parsed`; only its attributes change.
-        let mut function = unsafe { melior::ir::operation::OperationRefMut::from_raw(function.to_raw()) };
-        for list in ["arg_attrs", "res_attrs"] {
-            let Some(attributes) = function.attribute(list).ok().and_then(|a| ArrayAttribute::try_from(a).ok()) else { continue };
-            let replicated = (0..attributes.len())
-                .map(|index| replicated_dictionary(&context, attributes.element(index).map_err(|error| error.to_string())?))
-                .collect::<Result<Vec<_>, String>>()?;
-            function.set_attribute(list, ArrayAttribute::new(&context, &replicated).into());
+        let mut function = unsafe { OperationRefMut::from_raw(function.to_raw()) };
+        for (list, types) in lists {
+            let types = types.map_err(|error| error.to_string())?;
+            let existing = function.attribute(list).ok().and_then(|a| ArrayAttribute::try_from(a).ok());
+            let mut dictionaries = Vec::new();
+            for (index, r#type) in types.into_iter().enumerate() {
+                let rank = RankedTensorType::try_from(r#type).map_or(0, |tensor| tensor.rank());
+                let sharding = Attribute::parse(&context, &replicated(rank)).ok_or("cannot write a replicated sharding")?;
+                let mut elements = vec![(Identifier::new(&context, key), sharding)];
+                if let Some(dictionary) = existing.and_then(|list| list.element(index).ok()).and_then(|a| DictionaryAttribute::try_from(a).ok()) {
+                    for element in (0..dictionary.len()).filter_map(|i| dictionary.element(i).ok()) {
+                        if !matches!(element.0.as_string_ref().as_str(), Ok("sdy.sharding" | "mhlo.sharding")) {
+                            elements.push(element);
+                        }
+                    }
+                }
+                dictionaries.push(DictionaryAttribute::new(&context, &elements).into());
+            }
+            function.set_attribute(list, ArrayAttribute::new(&context, &dictionaries).into());
         }
     }
     Ok((Cow::Owned(parsed.as_operation().to_string().into_bytes()), partitioning))
-}
-
-/// An argument's or result's attributes with its sharding replicated: Shardy's
-/// `#sdy.sharding<@mesh, [...]>` with no axis on any dimension, GSPMD's `{replicated}`.
-fn replicated_dictionary<'c>(context: &'c Context, attributes: Attribute<'c>) -> Result<Attribute<'c>, String> {
-    let dictionary = DictionaryAttribute::try_from(attributes).map_err(|_| format!("{attributes} is not a dictionary"))?;
-    let mut elements = Vec::new();
-    for index in 0..dictionary.len() {
-        let (name, value) = dictionary.element(index).map_err(|error| error.to_string())?;
-        let text = value.to_string();
-        let replicated = match name.as_string_ref().as_str() {
-            Ok("sdy.sharding") => {
-                let (mesh, dims) = text.split_once(", [").ok_or(format!("cannot read the sharding {text}"))?;
-                let rank = dims.matches('{').count();
-                Some(format!("{mesh}, [{}]>", vec!["{}"; rank].join(", ")))
-            }
-            Ok("mhlo.sharding") => Some("\"{replicated}\"".to_owned()),
-            _ => None,
-        };
-        let value = match replicated {
-            Some(text) => Attribute::parse(context, &text).ok_or(format!("cannot write the sharding {text}"))?,
-            None => value,
-        };
-        elements.push((name, value));
-    }
-    Ok(DictionaryAttribute::new(context, &elements).into())
 }
 
 /// A loaded CPU plugin with its client.
