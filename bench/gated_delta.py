@@ -18,7 +18,7 @@ Rows:
 - FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
   --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
   of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
-  operands.
+  operands; and the defaults with gates in base 2 (`gdn-exp2`, off: it saved nothing).
 Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel (4 value heads per grid
 step) an estimate of 0 cycles for the kernel op (the rest of the module is estimated),
 though it compiles, from 4096 tokens on v6e and from 1024 on tpu7x; with one head per
@@ -58,6 +58,7 @@ FLYWHEEL = [
     ("FlyWheel, + stacked heads", "{gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
     ("FlyWheel, + bf16x3 products", "{gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
     ("FlyWheel, + doubling", "{gdn-shared-operands=false}", "flywheel-tri-inverse,"),
+    ("FlyWheel, defaults + exp2 gates (not taken: no gain)", "{gdn-exp2=true}", "flywheel-tri-inverse,"),
     ("FlyWheel (flywheel-tpu: + shared operands)", "", "flywheel-tri-inverse,"),
 ]
 

@@ -24,7 +24,10 @@
 //! per head, stage by stage across the heads. Q and K are loaded once per key head and
 //! repeated for the value heads reading it; Kᵀ is one transpose per key head. With
 //! `shared_operands`, products that share an operand are one product: T [βV | βe^γK]
-//! and, per head, [W; e^γ Q] S.
+//! and, per head, [W; e^γ Q] S. With `exp2_gates`, the gates are taken in base 2
+//! (g · log2(e), one multiply of the gate row before the cumsum) and every exponential
+//! of a gate sum is an `exp2`, meant to save the multiply by log2(e) each `exp` of the
+//! R x R decay tile carries; libtpu's static cycles show no gain, so it is off by default.
 
 use crate::{
     kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
@@ -51,6 +54,8 @@ pub struct GatedDeltaPlan {
     pub shared_operands: bool,
     /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
     pub bf16x3: bool,
+    /// Gates in base 2 (g · log2(e)) and `exp2` for every exponential of a gate sum.
+    pub exp2_gates: bool,
     /// Value heads one grid step serves (their chains are independent, so the scheduler
     /// can interleave them); divides the value heads, and the group or a multiple of it.
     pub heads_per_step: i64,
@@ -136,7 +141,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let to_f32 = |w: &mut Writer, value: &str, shape: &[i64]| {
         if input == "f32" { value.to_owned() } else { w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape)) }
     };
-    let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op("math.exp", &[(value, &f32s(shape))], FAST, &f32s(shape));
+    let exp_name = if plan.exp2_gates { "math.exp2" } else { "math.exp" };
+    let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op(exp_name, &[(value, &f32s(shape))], FAST, &f32s(shape));
 
     // Masks over (i, j) = (row, column) of the stacked R x R tile: the lower triangle
     // (with and without its diagonal) within each head's C x C diagonal block.
@@ -193,6 +199,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let v = w.load("%v", &v_window, input, &[rows, dv], &zero);
     let gate = |w: &mut Writer, name: &str| w.load(name, &gate_window, "f32", &[1, rows], &zero);
     let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
+    let g = if plan.exp2_gates {
+        let log2_e = w.splat(std::f64::consts::LOG2_E, &[1, rows]);
+        w.binary("arith.mulf", &g, &log2_e, &f32s(&[1, rows]))
+    } else {
+        g
+    };
 
     // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
     // each head), each head's last entry γ_C repeated across its positions as g · Bᵀ (B

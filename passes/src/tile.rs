@@ -46,6 +46,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill 256 rows; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
+    OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (g x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,832,942 against 1,827,311)" },
     OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In the Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
@@ -97,6 +98,7 @@ fn create(options: &PassOptions) -> Pass {
         heads: options.int("gdn-heads"),
         bf16x3: options.choice("gdn-precision") == "bf16x3",
         shared_operands: options.bool("gdn-shared-operands"),
+        exp2_gates: options.bool("gdn-exp2"),
     };
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, kernel, remarks))
 }
@@ -378,6 +380,8 @@ pub struct GatedDeltaOptions {
     pub bf16x3: bool,
     /// One product for each pair of products sharing an operand.
     pub shared_operands: bool,
+    /// Gates in base 2 and exp2 for their exponentials.
+    pub exp2_gates: bool,
 }
 
 /// Tiles every Gated DeltaNet op under `root` the chunked kernel serves; false on an
@@ -411,7 +415,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, bf16x3, shared_operands } = options;
+    let GatedDeltaOptions { chunk, heads, bf16x3, shared_operands, exp2_gates } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -441,6 +445,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         heads_per_step: 1,
         bf16x3,
         shared_operands,
+        exp2_gates,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));

@@ -54,9 +54,10 @@ const VARIANTS: &[(&str, &str, &str)] = &[
     ("forward_substitution", "{gdn-heads=1 gdn-precision=fp32}", ""),
     ("tri_inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
     ("heads_per_step", "{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},"),
-    ("doubling", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8},"),
-    // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 16
-    // by doubling.
+    // With gates in base 2 (exp2) too.
+    ("doubling", "{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},"),
+    // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 8 by
+    // doubling.
     ("defaults", "", "flywheel-tri-inverse,"),
 ];
 
