@@ -4,6 +4,7 @@ dims 128, bf16), on v6e and tpu7x (deviceless compiles, cached in bench/.cache l
 bench/attention.py).
 
     .venv/bin/python bench/gated_delta.py [--lengths 512,2048] [--targets v6e,tpu7x] [--ablation]
+    .venv/bin/python bench/gated_delta.py --markdown   # the README's table from the JSON
 
 Rows are merged into bench/gated_delta.json (a run replaces only the rows it measures).
 
@@ -18,7 +19,9 @@ Rows:
 - FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
   --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
   of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
-  operands; and the defaults with gates in base 2 (`gdn-exp2`, off: it saved nothing).
+  operands, + 2 and + 4 chunks per grid step (the state handed on in registers, so a
+  chunk's chunk-parallel work overlaps the previous chunk's state products); and gates
+  in base 2 (`gdn-exp2`, off: it saved nothing).
 Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel (4 value heads per grid
 step) an estimate of 0 cycles for the kernel op (the rest of the module is estimated),
 though it compiles, from 4096 tokens on v6e and from 1024 on tpu7x; with one head per
@@ -50,16 +53,19 @@ from generate import gdn_recurrent  # noqa: E402
 KEY_HEADS, VALUE_HEADS, DIM, CHUNK = 16, 32, 128, 64
 RESULTS = ROOT / "bench" / "gated_delta.json"
 
+XLA = "XLA, per-token scan (8-token difference x length)"
 LOWER = "flywheel-lower-to-mosaic"
 # (name, flywheel-tile options, passes between tiling and lowering)
 FLYWHEEL = [
-    ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false}", ""),
-    ("FlyWheel, + tri-inverse", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "{gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + bf16x3 products", "{gdn-shared-operands=false}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + doubling", "{gdn-shared-operands=false}", "flywheel-tri-inverse,"),
-    ("FlyWheel, defaults + exp2 gates (not taken: no gain)", "{gdn-exp2=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel (flywheel-tpu: + shared operands)", "", "flywheel-tri-inverse,"),
+    ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", ""),
+    ("FlyWheel, + tri-inverse", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + stacked heads", "{gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + bf16x3 products", "{gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + doubling", "{gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + shared operands", "{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 2 chunks per step", "{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
+    ("FlyWheel (flywheel-tpu: + 4 chunks per step)", "", "flywheel-tri-inverse,"),
 ]
 
 
@@ -129,7 +135,7 @@ def measure(lengths, targets, ablation):
         variants = FLYWHEEL if ablation else FLYWHEEL[-1:]
         for target in targets:
             step = per_token_cycles(target)
-            rows.append({"kernel": "XLA, per-token scan (8-token difference x length)", "length": length, "target": target,
+            rows.append({"kernel": XLA, "length": length, "target": target,
                          "cycles": None if step is None else round(step * length)})
             for name, tile, passes in variants:
                 label = f"{name}, {length} tokens"
@@ -150,17 +156,41 @@ def report(rows):
         print(f"{row['kernel']:<52} {row['length']:>7} {row['target']:>6} {shown:>14} {efficiency:>6} {speedup:>18}")
 
 
+def markdown(rows):
+    """The README's table: a row per kernel and length, v6e and tpu7x side by side."""
+    def cells(kernel, length, target):
+        row = next((r for r in rows if (r["kernel"], r["length"], r["target"]) == (kernel, length, target)), None)
+        flywheel = next((r["cycles"] for r in rows if (r["kernel"], r["length"], r["target"]) == (FLYWHEEL[-1][0], length, target)), None)
+        if not row or not row["cycles"]:
+            return ["no estimate" if row else "", "", ""]
+        speedup = f"{row['cycles'] / flywheel:.2f}x" if flywheel and kernel != FLYWHEEL[-1][0] else ""
+        return [f"{row['cycles']:,}", f"{chunked_flops(length) / (row['cycles'] * PEAK[target]):.2%}", speedup]
+    print("| kernel | tokens | v6e cycles | v6e eff. | vs FlyWheel | tpu7x cycles | tpu7x eff. | vs FlyWheel |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    kernels = [XLA] + [name for name, _, _ in FLYWHEEL]
+    for length in sorted({row["length"] for row in rows}):
+        for kernel in kernels:
+            if any(r["kernel"] == kernel and r["length"] == length for r in rows):
+                name = f"**{kernel}**" if kernel == FLYWHEEL[-1][0] else kernel
+                print("| " + " | ".join([name, str(length)] + cells(kernel, length, "v6e") + cells(kernel, length, "tpu7x")) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lengths", default="512,2048")
     parser.add_argument("--targets", default="v6e,tpu7x")
     parser.add_argument("--ablation", action="store_true", help="also each FlyWheel transform's step (v6e and tpu7x)")
+    parser.add_argument("--markdown", action="store_true", help="print bench/gated_delta.json as the README's table, measuring nothing")
     args = parser.parse_args()
+    if args.markdown:
+        return markdown(json.loads(RESULTS.read_text()))
     rows = measure([int(x) for x in args.lengths.split(",")], args.targets.split(","), args.ablation)
-    # Earlier runs' rows for other kernels, lengths or targets are kept.
+    # Earlier runs' rows for other lengths or targets are kept (rows of kernels no longer
+    # measured are dropped).
     key = lambda row: (row["kernel"], row["length"], row["target"])
     fresh = {key(row) for row in rows}
-    kept = [row for row in json.loads(RESULTS.read_text())] if RESULTS.exists() else []
+    current = {XLA} | {name for name, _, _ in FLYWHEEL}
+    kept = [row for row in json.loads(RESULTS.read_text()) if row["kernel"] in current] if RESULTS.exists() else []
     rows = sorted([row for row in kept if key(row) not in fresh] + rows, key=lambda row: (row["length"], row["target"]))
     RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
     report(rows)

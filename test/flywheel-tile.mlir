@@ -82,8 +82,8 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // Gated DeltaNet: a chunked kernel, grid (batch, value head, chunk), the chunk axis
 // sequential with the f32 state in scratch; q and k read through the value head's key
 // head (h / 2), the gates as one [1, 64] row per chunk.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
-// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) per step)
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) and 1 chunk(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"({{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // GDN: sym_name = "gated_delta_kernel"
@@ -119,7 +119,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // By default a step stacks as many value heads as fill 256 rows: here both heads (their
 // group), reading one key head.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
-// GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x2, chunks of 64, 2 value head(s) per step)
+// GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 2 value head(s) and 2 chunk(s) per step)
 // GDN-STACKED: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // Shared operands (the default): one product T [bV | b e^g K], and per head one
 // [W; e^g Q] S.
@@ -127,6 +127,23 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-STACKED: "flywheel.matmul"(%[[T:.*]], %[[JOINED]], {{.*}} -> vector<128x256xf32>
 // GDN-STACKED: %[[WQ:.*]] = "tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
 // GDN-STACKED: "flywheel.matmul"(%[[WQ]], {{.*}} -> vector<128x128xf32>
+// Chunks per step (by default the most of 4, 2, 1 dividing the chunks: here both): one
+// window of 128 tokens, each chunk's program in turn on its 64-token block (its own
+// forward substitution), the state read from scratch once before the first and
+// written once after the last, handed from chunk to chunk in registers.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-heads=1 | FileCheck %s --check-prefix=GDN-STEP
+// GDN-STEP: %[[SCRATCH:.*]] = "vector.load"(%arg{{[0-9]+}}, %{{.*}}) : (memref<1x128x128xf32>, index, index, index) -> vector<1x128x128xf32>
+// GDN-STEP-NOT: memref<1x128x128xf32>, index, index, index) -> vector<1x128x128xf32>
+// GDN-STEP: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x1x128x128xbf16>, index, index, index, index) -> vector<1x1x64x128xbf16>
+// GDN-STEP: "scf.for"
+// GDN-STEP: %[[AT64:.*]] = "arith.constant"() <{value = 64 : index}>
+// GDN-STEP: "vector.load"(%arg{{[0-9]+}}, %{{.*}}, %{{.*}}, %[[AT64]], %{{.*}}) : (memref<1x1x128x128xbf16>, index, index, index, index) -> vector<1x1x64x128xbf16>
+// GDN-STEP: "scf.for"
+// GDN-STEP: "tpu.vector_store"({{.*}}memref<1x128x128xf32>
+// GDN-STEP-NOT: "scf.for"
+// GDN-STEP: window_bounds = array<i64: 1, 1, 128, 128>
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-chunks-per-step=3 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-STEP-BAD
+// GDN-STEP-BAD: remark: kept for the reference lowering: 3 chunks per grid step (1, 2 or 4)
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-shared-operands=false | FileCheck %s --check-prefix=GDN-APART
 // GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
 // GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)

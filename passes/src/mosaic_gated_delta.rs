@@ -59,6 +59,10 @@ pub struct GatedDeltaPlan {
     /// Value heads one grid step serves (their chains are independent, so the scheduler
     /// can interleave them); divides the value heads, and the group or a multiple of it.
     pub heads_per_step: i64,
+    /// Chunks one grid step runs, in order, the state passed from one to the next in
+    /// registers: a chunk's chunk-parallel work does not wait for the state, so the
+    /// scheduler can overlap it with the previous chunk's state products.
+    pub chunks_per_step: i64,
 }
 
 /// The name of the kernel function in a Gated DeltaNet kernel module.
@@ -68,8 +72,9 @@ pub const KERNEL_NAME: &str = "gated_delta_kernel";
 const GRID_ARGUMENTS: [&str; 3] = ["%b", "%h", "%c"];
 
 impl GatedDeltaPlan {
+    /// The length padded to whole grid steps.
     pub fn padded_length(&self) -> i64 {
-        whole_blocks(self.length, self.chunk)
+        whole_blocks(self.length, self.chunk * self.chunks_per_step)
     }
 
     pub fn chunks(&self) -> i64 {
@@ -86,9 +91,9 @@ impl GatedDeltaPlan {
         (self.heads_per_step / self.group()).max(1)
     }
 
-    /// (batch, block of value heads, chunk).
+    /// (batch, block of value heads, block of chunks).
     pub fn grid(&self) -> [i64; 3] {
-        [self.batch, self.value_heads / self.heads_per_step, self.chunks()]
+        [self.batch, self.value_heads / self.heads_per_step, self.chunks() / self.chunks_per_step]
     }
 
     /// The chunked form's matmul flops: per chunk and value head K Kᵀ, Q Kᵀ, T [βV | βe^γK],
@@ -118,13 +123,13 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let key_slots = plan.key_heads_per_step();
     // The step's heads stacked: row r is position r % C of head r / C.
     let rows = heads * c;
-    let (q_window, v_window, gate_window, state_window) = ([1, key_slots, c, dk], [1, heads, c, dv], [1, 1, 1, 1, rows], [1, heads, dk, dv]);
+    let per_step = plan.chunks_per_step;
+    let (q_window, v_window, gate_window, state_window) = ([1, key_slots, per_step * c, dk], [1, heads, per_step * c, dv], [1, 1, per_step, 1, rows], [1, heads, dk, dv]);
     let state_scratch = [heads, dk, dv];
     let square = [rows, rows];
     let square_type = f32s(&square);
     let precision = plan.bf16x3.then_some("bf16x3");
     let mut w = Writer::new(2);
-    let zero = w.constant("0", "index");
 
     // The first chunk starts from the initial state (or zeros).
     let first = w.equals("%c", 0);
@@ -178,165 +183,171 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // Q and K stacked like the value heads reading them: each key head's tiles repeated
     // for its value heads in the step. Kᵀ per key head, for the state updates.
     let repeats = heads / key_slots;
-    let load_keys = |w: &mut Writer, name: &str| w.load_block(name, &q_window, input, &q_window, &[0, 0, 0, 0], &[key_slots, 1, c, dk]);
+    let load_keys = |w: &mut Writer, name: &str, sub: i64| w.load_block(name, &q_window, input, &[1, key_slots, c, dk], &[0, 0, sub * c, 0], &[key_slots, 1, c, dk]);
     let stacked = |w: &mut Writer, tiles: &str| {
         let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
         w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
     };
-    let (q_tiles, k_tiles) = (load_keys(&mut w, "%q"), load_keys(&mut w, "%k"));
-    let (q, k) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
-    let key_type = vector(&[rows, dk], input);
-    let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
-    let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
-    let (q, k) = (to_f32(&mut w, &q, &[rows, dk]), to_f32(&mut w, &k, &[rows, dk]));
-    let keys_transposed: Vec<String> = (0..key_slots)
-        .map(|slot| {
-            let tile = w.load_block("%k", &q_window, input, &[1, 1, c, dk], &[0, slot, 0, 0], &[c, dk]);
-            let tile = to_f32(&mut w, &tile, &[c, dk]);
-            w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
-        })
-        .collect();
-    let v = w.load("%v", &v_window, input, &[rows, dv], &zero);
-    let gate = |w: &mut Writer, name: &str| w.load(name, &gate_window, "f32", &[1, rows], &zero);
-    let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
-    let g = if plan.exp2_gates {
-        let log2_e = w.splat(std::f64::consts::LOG2_E, &[1, rows]);
-        w.binary("arith.mulf", &g, &log2_e, &f32s(&[1, rows]))
-    } else {
-        g
-    };
-
-    // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
-    // each head), each head's last entry γ_C repeated across its positions as g · Bᵀ (B
-    // the head's block of ones); the MXU takes at least 8 rows.
-    let rows8 = [8, rows];
-    let row_type = f32s(&[1, rows]);
-    let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
-    let first_row = |w: &mut Writer, value: &str| {
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {rows}], strides = [1, 1]}}"), &row_type)
-    };
-    let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
-    let gamma = first_row(&mut w, &gamma8);
-    let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
-    let total = first_row(&mut w, &total8);
-    let e_gamma = exp(&mut w, &gamma, &[1, rows]);
-    let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
-    let decay_to_end = exp(&mut w, &to_end, &[1, rows]);
-    let e_total = exp(&mut w, &total, &[1, rows]);
-    let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
-    let scale = w.splat(plan.scale, &[1, rows]);
-    let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
-    // A row as the column [R, width] whose row i is entry i, repeated.
-    let column_of = |w: &mut Writer, value: &str, width: i64| {
-        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, rows]));
-        w.op("vector.transpose", &[(&wide, &f32s(&[width, rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[rows, width]))
-    };
-
-    // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
-    // (never exp of a rise).
-    let gamma_i = column_of(&mut w, &gamma, rows);
-    let gamma_j = w.op("vector.broadcast", &[(&gamma, &row_type)], "", &square_type);
-    let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
-    let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
-    let decay = exp(&mut w, &rise, &square);
-
-    // A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I + A)⁻¹
-    // by forward substitution: A is block diagonal, so C - 1 steps settle every row.
-    let beta_i = column_of(&mut w, &beta, rows);
-    let a = w.binary("arith.mulf", &kk, &decay, &square_type);
-    let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
-    let a = w.select(&below, &a, &zeros, &square);
-    let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
-        let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
-        w.binary("arith.subf", &identity, &ax, &square_type)
-    });
-
-    // U = T (β V), W = T (β e^γ K), for all the step's heads at once.
-    let vf = to_f32(&mut w, &v, &[rows, dv]);
-    let beta_v = column_of(&mut w, &beta, dv);
-    let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[rows, dv]));
-    let beta_k = column_of(&mut w, &beta_e_gamma, dk);
-    let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[rows, dk]));
-    // With shared operands one product T [βV | βe^γK] (as wide as the MXU at head dims
-    // 128) gives both.
-    let (u, w_tile) = if plan.shared_operands {
-        let joined_type = f32s(&[rows, dv + dk]);
-        let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[rows, dv])), (&beta_k, &f32s(&[rows, dk]))], "{dimension = 1 : i32}", &joined_type);
-        let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[rows, dv + dk], false, precision);
-        (w.columns(&both, &[rows, dv + dk], 0, dv), w.columns(&both, &[rows, dv + dk], dv, dk))
-    } else {
-        let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, precision);
-        (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, precision))
-    };
-    let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
-    let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
-    let to_end = column_of(&mut w, &decay_to_end, dv);
-    let e_total_column = column_of(&mut w, &e_total, dv);
-
-    // The serial part, per head, stage by stage across the heads so their independent
-    // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
-    // S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V').
-    // Rows first .. first + C of a [height, width] tile.
-    let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
-        let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
-    };
-    let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| rows_at(w, value, [rows, width], head * c);
-    let state_type = f32s(&[dk, dv]);
-    let states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
-    let mut new_values = Vec::new();
-    let mut from_state = Vec::new();
-    for (head, s) in states.iter().enumerate() {
-        let head = head as i64;
-        let (w_head, q_head) = (head_rows(&mut w, &w_tile, dk, head), head_rows(&mut w, &q_scaled, dk, head));
-        // With shared operands one product [W; e^γ Q] S gives W S and Q S.
-        let ws = if plan.shared_operands {
-            let stacked = w.op("tpu.concatenate", &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))], "{dimension = 0 : i32}", &f32s(&[2 * c, dk]));
-            let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, precision);
-            from_state.push(rows_at(&mut w, &both, [2 * c, dv], c));
-            rows_at(&mut w, &both, [2 * c, dv], 0)
+    // The step's chunks in order, each state handed to the next in registers.
+    let mut states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
+    for sub in 0..per_step {
+        let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
+        let (q, k) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
+        let key_type = vector(&[rows, dk], input);
+        let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
+        let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
+        let (q, k) = (to_f32(&mut w, &q, &[rows, dk]), to_f32(&mut w, &k, &[rows, dk]));
+        let keys_transposed: Vec<String> = (0..key_slots)
+            .map(|slot| {
+                let tile = w.load_block("%k", &q_window, input, &[1, 1, c, dk], &[0, slot, sub * c, 0], &[c, dk]);
+                let tile = to_f32(&mut w, &tile, &[c, dk]);
+                w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
+            })
+            .collect();
+        let v = w.load_block("%v", &v_window, input, &[1, heads, c, dv], &[0, 0, sub * c, 0], &[rows, dv]);
+        let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, rows], &[0, 0, sub, 0, 0], &[1, rows]);
+        let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
+        let g = if plan.exp2_gates {
+            let log2_e = w.splat(std::f64::consts::LOG2_E, &[1, rows]);
+            w.binary("arith.mulf", &g, &log2_e, &f32s(&[1, rows]))
         } else {
-            from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision));
-            w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision)
+            g
         };
-        let u_head = head_rows(&mut w, &u, dv, head);
-        new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
-    }
-    let stack = |w: &mut Writer, parts: &[String]| {
-        if parts.len() == 1 {
-            return parts[0].clone();
+
+        // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
+        // each head), each head's last entry γ_C repeated across its positions as g · Bᵀ (B
+        // the head's block of ones); the MXU takes at least 8 rows.
+        let rows8 = [8, rows];
+        let row_type = f32s(&[1, rows]);
+        let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
+        let first_row = |w: &mut Writer, value: &str| {
+            w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {rows}], strides = [1, 1]}}"), &row_type)
+        };
+        let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
+        let gamma = first_row(&mut w, &gamma8);
+        let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
+        let total = first_row(&mut w, &total8);
+        let e_gamma = exp(&mut w, &gamma, &[1, rows]);
+        let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
+        let decay_to_end = exp(&mut w, &to_end, &[1, rows]);
+        let e_total = exp(&mut w, &total, &[1, rows]);
+        let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
+        let scale = w.splat(plan.scale, &[1, rows]);
+        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
+        // A row as the column [R, width] whose row i is entry i, repeated.
+        let column_of = |w: &mut Writer, value: &str, width: i64| {
+            let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, rows]));
+            w.op("vector.transpose", &[(&wide, &f32s(&[width, rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[rows, width]))
+        };
+
+        // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
+        // (never exp of a rise).
+        let gamma_i = column_of(&mut w, &gamma, rows);
+        let gamma_j = w.op("vector.broadcast", &[(&gamma, &row_type)], "", &square_type);
+        let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
+        let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
+        let decay = exp(&mut w, &rise, &square);
+
+        // A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I + A)⁻¹
+        // by forward substitution: A is block diagonal, so C - 1 steps settle every row.
+        let beta_i = column_of(&mut w, &beta, rows);
+        let a = w.binary("arith.mulf", &kk, &decay, &square_type);
+        let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
+        let a = w.select(&below, &a, &zeros, &square);
+        let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
+            let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
+            w.binary("arith.subf", &identity, &ax, &square_type)
+        });
+
+        // U = T (β V), W = T (β e^γ K), for all the step's heads at once.
+        let vf = to_f32(&mut w, &v, &[rows, dv]);
+        let beta_v = column_of(&mut w, &beta, dv);
+        let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[rows, dv]));
+        let beta_k = column_of(&mut w, &beta_e_gamma, dk);
+        let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[rows, dk]));
+        // With shared operands one product T [βV | βe^γK] (as wide as the MXU at head dims
+        // 128) gives both.
+        let (u, w_tile) = if plan.shared_operands {
+            let joined_type = f32s(&[rows, dv + dk]);
+            let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[rows, dv])), (&beta_k, &f32s(&[rows, dk]))], "{dimension = 1 : i32}", &joined_type);
+            let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[rows, dv + dk], false, precision);
+            (w.columns(&both, &[rows, dv + dk], 0, dv), w.columns(&both, &[rows, dv + dk], dv, dk))
+        } else {
+            let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, precision);
+            (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, precision))
+        };
+        let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
+        let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
+        let to_end = column_of(&mut w, &decay_to_end, dv);
+        let e_total_column = column_of(&mut w, &e_total, dv);
+
+        // The serial part, per head, stage by stage across the heads so their independent
+        // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
+        // S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V').
+        // Rows first .. first + C of a [height, width] tile.
+        let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
+            let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
+            w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
+        };
+        let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| rows_at(w, value, [rows, width], head * c);
+        let state_type = f32s(&[dk, dv]);
+        let mut new_values = Vec::new();
+        let mut from_state = Vec::new();
+        for (head, s) in states.iter().enumerate() {
+            let head = head as i64;
+            let (w_head, q_head) = (head_rows(&mut w, &w_tile, dk, head), head_rows(&mut w, &q_scaled, dk, head));
+            // With shared operands one product [W; e^γ Q] S gives W S and Q S.
+            let ws = if plan.shared_operands {
+                let stacked = w.op("tpu.concatenate", &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))], "{dimension = 0 : i32}", &f32s(&[2 * c, dk]));
+                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, precision);
+                from_state.push(rows_at(&mut w, &both, [2 * c, dv], c));
+                rows_at(&mut w, &both, [2 * c, dv], 0)
+            } else {
+                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision));
+                w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision)
+            };
+            let u_head = head_rows(&mut w, &u, dv, head);
+            new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
         }
-        let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
-        let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
-        w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
-    };
-    let (new_values, from_state) = (stack(&mut w, &new_values), stack(&mut w, &from_state));
-    let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
-    let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
-    let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[rows, dv])), &[rows, dv], false, precision);
-    let o = w.binary("arith.addf", &from_state, &intra, &f32s(&[rows, dv]));
-    let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
-    w.store(&o, &[rows, dv], "%o", &v_window, &plan.output, &zero);
-    let decayed_values = w.binary("arith.mulf", &to_end, &new_values, &f32s(&[rows, dv]));
-    let mut new_states = Vec::new();
-    for (head, s) in states.iter().enumerate() {
-        let head = head as i64;
-        let values = head_rows(&mut w, &decayed_values, dv, head);
-        let k_t = &keys_transposed[(head / repeats) as usize];
-        let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, precision);
-        // e^{γ_C} of this head over its whole state: its first row of the column form.
-        let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head * c);
-        let factor = w.op("vector.extract_strided_slice", &[(&e_total_column, &f32s(&[rows, dv]))], &attributes, &f32s(&[1, dv]));
-        let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", &state_type);
-        let s = w.binary("arith.mulf", &state_decay, s, &state_type);
-        let s = w.binary("arith.addf", &s, &update, &state_type);
-        w.store_block(&s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);
-        new_states.push(s);
+        let stack = |w: &mut Writer, parts: &[String]| {
+            if parts.len() == 1 {
+                return parts[0].clone();
+            }
+            let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
+            let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
+            w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
+        };
+        let (new_values, from_state) = (stack(&mut w, &new_values), stack(&mut w, &from_state));
+        let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
+        let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
+        let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[rows, dv])), &[rows, dv], false, precision);
+        let o = w.binary("arith.addf", &from_state, &intra, &f32s(&[rows, dv]));
+        let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
+        w.store_block(&o, &[rows, dv], "%o", &v_window, &plan.output, &[1, heads, c, dv], &[0, 0, sub * c, 0]);
+        let decayed_values = w.binary("arith.mulf", &to_end, &new_values, &f32s(&[rows, dv]));
+        let mut new_states = Vec::new();
+        for (head, s) in states.iter().enumerate() {
+            let head = head as i64;
+            let values = head_rows(&mut w, &decayed_values, dv, head);
+            let k_t = &keys_transposed[(head / repeats) as usize];
+            let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, precision);
+            // e^{γ_C} of this head over its whole state: its first row of the column form.
+            let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head * c);
+            let factor = w.op("vector.extract_strided_slice", &[(&e_total_column, &f32s(&[rows, dv]))], &attributes, &f32s(&[1, dv]));
+            let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", &state_type);
+            let s = w.binary("arith.mulf", &state_decay, s, &state_type);
+            let s = w.binary("arith.addf", &s, &update, &state_type);
+            new_states.push(s);
+        }
+        states = new_states;
     }
-    // The last chunk writes the final states.
-    let last = w.equals("%c", plan.chunks() - 1);
+    for (head, s) in states.iter().enumerate() {
+        w.store_block(s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head as i64, 0, 0]);
+    }
+    // The last step writes the final states.
+    let last = w.equals("%c", plan.grid()[2] - 1);
     w.when(&last, |w| {
-        for (head, s) in new_states.iter().enumerate() {
+        for (head, s) in states.iter().enumerate() {
             w.store_block(s, &[dk, dv], "%s_final", &state_window, "f32", &[1, 1, dk, dv], &[0, head as i64, 0, 0]);
         }
     });

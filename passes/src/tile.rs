@@ -46,6 +46,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill 256 rows; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
+    OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads; v6e 2048 tokens: 4 per step 1,747,375 cycles, 2 1,774,831, 1 1,827,311)" },
     OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (g x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,832,942 against 1,827,311)" },
     OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In the Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
@@ -99,6 +100,7 @@ fn create(options: &PassOptions) -> Pass {
         bf16x3: options.choice("gdn-precision") == "bf16x3",
         shared_operands: options.bool("gdn-shared-operands"),
         exp2_gates: options.bool("gdn-exp2"),
+        chunks_per_step: options.int("gdn-chunks-per-step"),
     };
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, kernel, remarks))
 }
@@ -382,6 +384,8 @@ pub struct GatedDeltaOptions {
     pub shared_operands: bool,
     /// Gates in base 2 and exp2 for their exponentials.
     pub exp2_gates: bool,
+    /// Chunks per grid step, the state passed on in registers.
+    pub chunks_per_step: i64,
 }
 
 /// Tiles every Gated DeltaNet op under `root` the chunked kernel serves; false on an
@@ -399,7 +403,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
                 }
                 if remarks {
                     let [b, h, c] = plan.grid();
-                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{c}, chunks of {}, {} value head(s) per step)", plan.chunk, plan.heads_per_step));
+                    emit_remark(op.location(), &format!("tiled into a Mosaic kernel (grid {b}x{h}x{c}, chunks of {}, {} value head(s) and {} chunk(s) per step)", plan.chunk, plan.heads_per_step, plan.chunks_per_step));
                 }
                 unsafe { mlir_sys::mlirOperationDestroy(raw) };
             }
@@ -415,7 +419,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, bf16x3, shared_operands, exp2_gates } = options;
+    let GatedDeltaOptions { chunk, heads, bf16x3, shared_operands, exp2_gates, chunks_per_step } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -446,9 +450,16 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         bf16x3,
         shared_operands,
         exp2_gates,
+        chunks_per_step: 1,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
+    }
+    // plan.chunks() counts whole chunks while the plan has one per step.
+    let chunks_per_step = if chunks_per_step == 0 { [4, 2, 1].into_iter().find(|n| plan.chunks() % n == 0).unwrap_or(1) } else { chunks_per_step };
+    let plan = GatedDeltaPlan { chunks_per_step, ..plan };
+    if !matches!(plan.chunks_per_step, 1 | 2 | 4) {
+        return Err(format!("{} chunks per grid step (1, 2 or 4)", plan.chunks_per_step));
     }
     if !matches!(plan.key_dim, 32 | 64 | 128 | 256) || !matches!(plan.value_dim, 32 | 64 | 128 | 256) {
         return Err(format!("head dims {}/{} (32, 64, 128 or 256)", plan.key_dim, plan.value_dim));

@@ -56,6 +56,9 @@ const VARIANTS: &[(&str, &str, &str)] = &[
     ("heads_per_step", "{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},"),
     // With gates in base 2 (exp2) too.
     ("doubling", "{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},"),
+    // Two and four chunks per grid step, the state handed on in registers.
+    ("chunks_per_step", "{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},"),
+    ("stacked_chunks_per_step", "{gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
     // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 8 by
     // doubling.
     ("defaults", "", "flywheel-tri-inverse,"),
