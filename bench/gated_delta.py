@@ -19,7 +19,9 @@ Rows:
 - FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
   --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
   of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
-  operands, + 2 and + 4 chunks per grid step (the state handed on in registers, so a
+  operands, + 2 and + 4 chunks per grid step; without --ablation, the default and the
+  default with one value head per step (not stacked), which libtpu estimates at 8192
+  tokens (the state handed on in registers, so a
   chunk's chunk-parallel work overlaps the previous chunk's state products); and gates
   in base 2 (`gdn-exp2`, off: it saved nothing).
 Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel (4 value heads per grid
@@ -65,6 +67,7 @@ FLYWHEEL = [
     ("FlyWheel, + shared operands", "{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
     ("FlyWheel, + shared operands, + exp2 gates (not taken)", "{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, + 2 chunks per step", "{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
+    ("FlyWheel, defaults with one value head per step", "{gdn-heads=1}", "flywheel-tri-inverse,"),
     ("FlyWheel (flywheel-tpu: + 4 chunks per step)", "", "flywheel-tri-inverse,"),
 ]
 
@@ -132,7 +135,8 @@ def kernel_cycles(program, target, label):
 def measure(lengths, targets, ablation):
     rows = []
     for length in lengths:
-        variants = FLYWHEEL if ablation else FLYWHEEL[-1:]
+        # One head per step is estimated at lengths where the stacked kernel is not.
+        variants = FLYWHEEL if ablation else FLYWHEEL[-2:]
         for target in targets:
             step = per_token_cycles(target)
             rows.append({"kernel": XLA, "length": length, "target": target,
