@@ -254,7 +254,9 @@ def flywheel_program(shape, target, pipeline=ABLATION[-1][1]):
 
 def cache_file(program, target):
     """Where the profile record of `program` on `target` is cached."""
-    key = hashlib.sha256((target + "\n" + program).encode()).hexdigest()[:24]
+    # Records from before `flywheel profile` counted each of identical ops (libtpu's
+    # num_equivalent_hlos) had a key without this mark; they undercount and are not read.
+    key = hashlib.sha256((target + ", equivalent HLOs counted\n" + program).encode()).hexdigest()[:24]
     return CACHE / f"{key}.json"
 
 

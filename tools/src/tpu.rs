@@ -251,7 +251,8 @@ pub fn pjrt_message(error: &pjrt::Error) -> String {
     }
 }
 
-/// One HLO op's static cycle estimate.
+/// One HLO op's static cycle estimate (for a record standing for several identical ops,
+/// their sum).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpEstimate {
     pub hlo_op: String,
@@ -283,6 +284,10 @@ pub fn parse_profile(text: &str) -> Result<Vec<OpEstimate>, String> {
             let cycles = value.trim().parse().map_err(|_| format!("bad cycle count '{}'", value.trim()))?;
             let hlo_op = name.take().ok_or("estimated_cycles before hlo_op_name")?;
             estimates.push(OpEstimate { hlo_op, cycles });
+        } else if let Some(value) = line.strip_prefix("num_equivalent_hlos:") {
+            // One record stands for this many identical ops, each taking its cycles.
+            let count: u64 = value.trim().parse().map_err(|_| format!("bad op count '{}'", value.trim()))?;
+            estimates.last_mut().ok_or("num_equivalent_hlos before estimated_cycles")?.cycles *= count;
         }
     }
     Ok(estimates)
@@ -294,14 +299,16 @@ mod tests {
 
     #[test]
     fn parses_profile_records() {
-        let text = "hlo_op_estimate {\n  hlo_op_name: \"fusion.3\"\n  estimated_cycles: 487\n  num_equivalent_hlos: 1\n}\nhlo_op_estimate {\n  hlo_op_name: \"tpu_custom_call\"\n  estimated_cycles: 12\n}\n";
+        // A record standing for three identical fusions counts three times.
+        let text = "hlo_op_estimate {\n  hlo_op_name: \"fusion.3\"\n  estimated_cycles: 487\n  num_equivalent_hlos: 3\n}\nhlo_op_estimate {\n  hlo_op_name: \"tpu_custom_call\"\n  estimated_cycles: 12\n}\n";
         assert_eq!(
             parse_profile(text).unwrap(),
             vec![
-                OpEstimate { hlo_op: "fusion.3".into(), cycles: 487 },
+                OpEstimate { hlo_op: "fusion.3".into(), cycles: 1461 },
                 OpEstimate { hlo_op: "tpu_custom_call".into(), cycles: 12 }
             ]
         );
+        assert!(parse_profile("num_equivalent_hlos: 2").is_err());
         assert!(parse_profile("estimated_cycles: 5").is_err());
         assert!(parse_profile("hlo_op_name: \"x\"\nestimated_cycles: many").is_err());
     }

@@ -1,0 +1,1 @@
+"""Small models in plain JAX for FlyWheel's whole-model demo (bench/model.py)."""
