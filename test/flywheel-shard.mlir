@@ -177,7 +177,7 @@ module attributes {mhlo.num_partitions = 2 : i32} {
 // shards them; compiled for both 2x2 topologies and checked on four CPU devices.
 // RUN: flywheel-opt %S/fixtures/gdn_sharded_bf16.mlir --flywheel-tpu='target=v6e remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // GDN-REMARK: remark: partitioned over mesh @mesh axes "batch", "heads": heads split 2 ways, batch 2 ways
-// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x1x2,
+// GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 1 value head(s) and 2 chunk(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: in_shardings = #sdy.sharding_per_value<[<@mesh, [{"batch"}, {}, {"heads"}, {}]>,
 // RUN: flywheel compile --target v6e --topology v6e:2x2 %t.gdn.mlir 2>/dev/null | FileCheck %s --check-prefix=SPMD
