@@ -21,8 +21,9 @@ use melior::{
         attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute, TypeAttribute},
         operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
         r#type::{FunctionType, RankedTensorType},
-        Attribute, BlockLike, Identifier, ShapedTypeLike,
+        Attribute, BlockLike, Identifier, Module, ShapedTypeLike,
     },
+    Context,
 };
 use std::{
     borrow::Cow,
@@ -85,22 +86,33 @@ fn dtype_of_buffer(r#type: PrimitiveType) -> Result<DType, String> {
 /// CPU devices the client makes: the most partitions a program may have to run here.
 const CPU_DEVICES: usize = 8;
 
-/// `module` with its entry function's arguments and results replicated over its mesh
-/// (a sharded program's chips each get whole inputs and give whole outputs; the
-/// partitioning inside, manual regions included, is untouched), and how it is
-/// partitioned. Unchanged (borrowed) when it is not partitioned.
-pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), String> {
+/// `module` as the CPU runs it, and how it is partitioned: Mosaic kernel calls become
+/// calls of the interpreter handler, and a partitioned program's entry arguments and
+/// results are replicated over its mesh (each device gets whole inputs and gives whole
+/// outputs; the partitioning inside, manual regions included, is untouched). Unchanged
+/// (borrowed) when neither applies.
+pub fn for_cpu(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning, bool), String> {
     let context = create_context();
     let parsed = parse_module(&context, module).ok_or("the program does not parse")?;
     let partitioning = partitioning(&parsed);
-    if partitioning.partitions <= 1 {
-        return Ok((Cow::Borrowed(module), partitioning));
+    if partitioning.partitions > 1 {
+        replicate_entry(&context, &parsed, partitioning)?;
     }
-    let body = parsed.body();
+    let kernels = kernel_handler::call_interpreter(&context, &parsed)?;
+    if partitioning.partitions <= 1 && !kernels {
+        return Ok((Cow::Borrowed(module), partitioning, kernels));
+    }
+    Ok((Cow::Owned(parsed.as_operation().to_string().into_bytes()), partitioning, kernels))
+}
+
+/// Gives every argument and result of `module`'s public functions an explicit
+/// replicated sharding: one left out would be given whatever Shardy or GSPMD propagates
+/// to it.
+fn replicate_entry(context: &Context, module: &Module, partitioning: Partitioning) -> Result<(), String> {
     let symbol = |op: &OperationRef| op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
     let mut mesh = None;
     let mut functions = Vec::new();
-    let mut next = body.first_operation();
+    let mut next = module.body().first_operation();
     while let Some(op) = next {
         next = op.next_in_block();
         match op.name().as_string_ref().as_str() {
@@ -109,8 +121,6 @@ pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), 
             _ => {}
         }
     }
-    // Every argument and result gets an explicit sharding: one left out would be given
-    // whatever Shardy or GSPMD propagates to it.
     let (key, replicated) = match (&mesh, partitioning.shardy) {
         (Some(mesh), true) => ("sdy.sharding", Box::new(move |rank: usize| format!("#sdy.sharding<@{mesh}, [{}]>", vec!["{}"; rank].join(", "))) as Box<dyn Fn(usize) -> String>),
         _ => ("mhlo.sharding", Box::new(|_| "\"{replicated}\"".to_owned()) as Box<dyn Fn(usize) -> String>),
@@ -122,7 +132,7 @@ pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), 
             ("arg_attrs", (0..r#type.input_count()).map(|i| r#type.input(i)).collect::<Result<Vec<_>, _>>()),
             ("res_attrs", (0..r#type.result_count()).map(|i| r#type.result(i)).collect::<Result<Vec<_>, _>>()),
         ];
-        // SAFETY: the function is live in `parsed`; only its attributes change.
+        // SAFETY: the function is live in `module`; only its attributes change.
         let mut function = unsafe { OperationRefMut::from_raw(function.to_raw()) };
         for (list, types) in lists {
             let types = types.map_err(|error| error.to_string())?;
@@ -130,8 +140,8 @@ pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), 
             let mut dictionaries = Vec::new();
             for (index, r#type) in types.into_iter().enumerate() {
                 let rank = RankedTensorType::try_from(r#type).map_or(0, |tensor| tensor.rank());
-                let sharding = Attribute::parse(&context, &replicated(rank)).ok_or("cannot write a replicated sharding")?;
-                let mut elements = vec![(Identifier::new(&context, key), sharding)];
+                let sharding = Attribute::parse(context, &replicated(rank)).ok_or("cannot write a replicated sharding")?;
+                let mut elements = vec![(Identifier::new(context, key), sharding)];
                 if let Some(dictionary) = existing.and_then(|list| list.element(index).ok()).and_then(|a| DictionaryAttribute::try_from(a).ok()) {
                     for element in (0..dictionary.len()).filter_map(|i| dictionary.element(i).ok()) {
                         if !matches!(element.0.as_string_ref().as_str(), Ok("sdy.sharding" | "mhlo.sharding")) {
@@ -139,12 +149,12 @@ pub fn replicated_entry(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning), 
                         }
                     }
                 }
-                dictionaries.push(DictionaryAttribute::new(&context, &elements).into());
+                dictionaries.push(DictionaryAttribute::new(context, &elements).into());
             }
-            function.set_attribute(list, ArrayAttribute::new(&context, &dictionaries).into());
+            function.set_attribute(list, ArrayAttribute::new(context, &dictionaries).into());
         }
     }
-    Ok((Cow::Owned(parsed.as_operation().to_string().into_bytes()), partitioning))
+    Ok(())
 }
 
 /// A loaded CPU plugin with its client.
@@ -197,18 +207,17 @@ impl CpuRunner {
     /// Compiles `module` (StableHLO text or bytecode) and runs it on `inputs`.
     /// FlyWheel's Mosaic kernels in it run in the interpreter (see `kernel_handler`). A
     /// program partitioned over N chips runs SPMD on N CPU devices, each given the whole
-    /// inputs (see `replicated_entry`); the outputs are the first device's.
+    /// inputs (see `for_cpu`); the outputs are the first device's.
     pub fn run(&self, module: &[u8], inputs: &[Array]) -> Result<Vec<Array>, CpuError> {
-        let (module, partitioning) = replicated_entry(module).map_err(CpuError::Compile)?;
+        let (module, partitioning, kernels) = for_cpu(module).map_err(CpuError::Compile)?;
         let partitions = usize::try_from(partitioning.partitions * partitioning.replicas).unwrap_or(0);
         if partitions == 0 || partitions > self.devices.len() {
             return Err(CpuError::Compile(format!("the program is partitioned over {partitions} devices; the CPU runs at most {}", self.devices.len())));
         }
-        let kernels = kernel_handler::kernels_for_cpu(&module).map_err(CpuError::Compile)?;
-        if let (Cow::Owned(_), Err(message)) = (&kernels, &self.kernel_support) {
+        if let (true, Err(message)) = (kernels, &self.kernel_support) {
             return Err(CpuError::Compile(message.clone()));
         }
-        let program = mlir_program(&kernels);
+        let program = mlir_program(&module);
         let options = crate::tpu::compile_options(partitioning).encode();
         let mut args = PJRT_Client_Compile_Args::new();
         args.client = self.raw_client;

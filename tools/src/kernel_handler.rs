@@ -12,19 +12,17 @@ use crate::{
     array::{element_count, Array, DType},
     mosaic_interpreter::{interpret, kernel_body},
     plugin::Plugin,
-    source::parse_module,
 };
-use flywheel_dialect::create_context;
-use melior::ir::{
-    attribute::{DictionaryAttribute, IntegerAttribute, StringAttribute},
-    operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
-    r#type::IntegerType,
-    Identifier,
+use melior::{
+    ir::{
+        attribute::{DictionaryAttribute, IntegerAttribute, StringAttribute},
+        operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
+        r#type::IntegerType,
+        Identifier, Module,
+    },
+    Context,
 };
-use std::{
-    borrow::Cow,
-    ffi::{c_char, c_void, CString},
-};
+use std::ffi::{c_char, c_void, CString};
 
 /// The FFI target the CPU program calls in place of `tpu_custom_call`.
 const TARGET: &str = "flywheel_mosaic_kernel";
@@ -32,16 +30,11 @@ const TARGET: &str = "flywheel_mosaic_kernel";
 const BODY: &str = "body";
 const TYPED_FFI: i32 = 4;
 
-/// `module` with its Mosaic kernel calls turned into calls of the interpreter handler, or
-/// unchanged (borrowed) when it has none.
-pub fn kernels_for_cpu(module: &[u8]) -> Result<Cow<'_, [u8]>, String> {
-    if !module.windows(b"tpu_custom_call".len()).any(|window| window == b"tpu_custom_call") {
-        return Ok(Cow::Borrowed(module));
-    }
-    let context = create_context();
-    let parsed = parse_module(&context, module).ok_or("the program does not parse")?;
+/// Turns `module`'s Mosaic kernel calls into calls of the interpreter handler; whether it
+/// had any.
+pub fn call_interpreter(context: &Context, module: &Module) -> Result<bool, String> {
     let mut calls = Vec::new();
-    parsed.as_operation().walk(WalkOrder::PreOrder, |op| {
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name().as_string_ref().as_str().map(str::to_owned);
         let target = op.attribute("call_target_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
         if name.as_deref() == Ok("stablehlo.custom_call") && target.as_deref() == Some("tpu_custom_call") {
@@ -49,16 +42,17 @@ pub fn kernels_for_cpu(module: &[u8]) -> Result<Cow<'_, [u8]>, String> {
         }
         WalkResult::Advance
     });
+    let found = !calls.is_empty();
     for raw in calls {
         // SAFETY: collected from the live module above; only attributes change.
         let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
         let body = kernel_body(&op)?;
-        let body = DictionaryAttribute::new(&context, &[(Identifier::new(&context, BODY), StringAttribute::new(&context, &body).into())]);
-        op.set_inherent_attribute("call_target_name", StringAttribute::new(&context, TARGET).into());
-        op.set_inherent_attribute("api_version", IntegerAttribute::new(IntegerType::new(&context, 32).into(), TYPED_FFI.into()).into());
+        let body = DictionaryAttribute::new(context, &[(Identifier::new(context, BODY), StringAttribute::new(context, &body).into())]);
+        op.set_inherent_attribute("call_target_name", StringAttribute::new(context, TARGET).into());
+        op.set_inherent_attribute("api_version", IntegerAttribute::new(IntegerType::new(context, 32).into(), TYPED_FFI.into()).into());
         op.set_inherent_attribute("backend_config", body.into());
     }
-    Ok(Cow::Owned(parsed.as_operation().to_string().into_bytes()))
+    Ok(found)
 }
 
 /// Registers the handler with the CPU plugin (once per process is enough; XLA keeps a
