@@ -212,65 +212,46 @@ struct Split {
     heads: Option<usize>,
 }
 
-/// What a region needs to know of one op: the splits of its operands and results, its
-/// batch, the heads count each axis must divide, and the head attributes to scale.
+/// What a region needs to know of one op: the splits of its operands and results, and
+/// the head attributes to scale.
 struct Partitionable {
     operands: Vec<Split>,
     results: Vec<Split>,
-    batch: i64,
-    heads: i64,
-    /// The operand (k) whose batch and heads counts the axes must divide.
-    key_operand: usize,
     head_attributes: &'static [&'static str],
 }
 
+/// k, operand 1 of both ops: the axes must divide its batch and heads (its heads are the
+/// fewest: key/value heads for attention, key heads for Gated DeltaNet).
+const KEY_OPERAND: usize = 1;
+
 fn partitionable(op: OperationRef) -> Result<Partitionable, String> {
-    let dims = |value: Value| -> Vec<i64> { shape(value.r#type()).unwrap_or_default() };
     let in_layout = |layout: Layout| Split { batch: Some(layout.position(Role::Batch)), heads: Some(layout.position(Role::Heads)) };
     // Masks and biases broadcast a size-1 batch or head dimension, which stays whole.
     let broadcastable = |value: Value| {
-        let d = dims(value);
+        let d = shape(value.r#type()).unwrap_or_default();
         Split { batch: (d.first() != Some(&1)).then_some(0), heads: (d.get(1) != Some(&1)).then_some(1) }
     };
     if let Some(attention) = AttentionOp::from_operation(op) {
         let layout = attention.layout().map_err(|error| error.to_string())?;
-        let k = attention.k().ok_or("it has no k")?;
-        let operands = [attention.q(), Some(k), attention.v()].into_iter().flatten().map(|_| in_layout(layout))
+        let operands = [attention.q(), attention.k(), attention.v()].into_iter().flatten().map(|_| in_layout(layout))
             .chain(attention.mask().map(broadcastable))
             .chain(attention.bias().map(broadcastable))
             .chain([attention.q_segment_ids(), attention.kv_segment_ids()].into_iter().flatten().map(|_| Split { batch: Some(0), heads: None }))
             .collect();
-        let k_dims = dims(k);
-        return Ok(Partitionable {
-            operands,
-            results: vec![in_layout(layout)],
-            batch: k_dims[layout.position(Role::Batch)],
-            heads: k_dims[layout.position(Role::Heads)],
-            key_operand: 1,
-            head_attributes: &["q_heads", "kv_heads"],
-        });
+        return Ok(Partitionable { operands, results: vec![in_layout(layout)], head_attributes: &["q_heads", "kv_heads"] });
     }
     let gated_delta = GatedDeltaOp::from_operation(op).ok_or("it is not attention or Gated DeltaNet")?;
     let layout = gated_delta.layout().map_err(|error| error.to_string())?;
     let gate = Split { batch: Some(layout.position_without_head_dim(Role::Batch)), heads: Some(layout.position_without_head_dim(Role::Heads)) };
     let state = Split { batch: Some(0), heads: Some(1) };
-    let k = gated_delta.k().ok_or("it has no k")?;
     let mut operands = vec![in_layout(layout), in_layout(layout), in_layout(layout), gate, gate];
     operands.extend(gated_delta.initial_state().map(|_| state));
-    let k_dims = dims(k);
-    Ok(Partitionable {
-        operands,
-        results: vec![in_layout(layout), state],
-        batch: k_dims[layout.position(Role::Batch)],
-        heads: k_dims[layout.position(Role::Heads)],
-        key_operand: 1,
-        head_attributes: &[],
-    })
+    Ok(Partitionable { operands, results: vec![in_layout(layout), state], head_attributes: &[] })
 }
 
 /// The mesh axes of each dimension of `value` as the program shards it: the
 /// `sdy.sharding` of the function argument or `sdy.sharding_constraint` it comes from
-/// through ops that keep its type (converts, elementwise ops).
+/// through ops that keep its shape (converts, elementwise ops).
 fn existing_sharding<'c: 'a, 'a>(mut value: Value<'c, 'a>) -> Option<Vec<Vec<String>>> {
     for _ in 0..64 {
         if let Ok(argument) = BlockArgument::try_from(value) {
@@ -304,21 +285,24 @@ fn shape(r#type: Type) -> Option<Vec<i64>> {
 /// each chip's share; the remark to give. The caller erases `op`.
 fn wrap<'c>(op: OperationRef<'c, '_>, mesh: &Mesh, free: &[(String, i64)]) -> Result<String, String> {
     let plan = partitionable(op)?;
+    let key = plan.operands[KEY_OPERAND];
+    let key_dims = op.operand(KEY_OPERAND).ok().and_then(|k| shape(k.r#type())).ok_or("k is not a static tensor")?;
+    let count = |dim: Option<usize>| dim.map_or(1, |dim| key_dims[dim]);
+    let (batch, heads) = (count(key.batch), count(key.heads));
     let (mut head_axes, mut batch_axes, mut repeated) = (Vec::new(), Vec::new(), Vec::new());
     let (mut head_shards, mut batch_shards) = (1, 1);
     // Axes the program already splits the batch over (in k, else q or v) keep that job,
     // so Shardy need not move data at the region's boundary.
-    let existing = [plan.key_operand, 0, 2].into_iter().find_map(|index| existing_sharding(op.operand(index).ok()?)).unwrap_or_default();
-    let key_batch = plan.operands[plan.key_operand].batch;
-    let splits_batch = |name: &String| key_batch.and_then(|dim| existing.get(dim)).is_some_and(|axes| axes.contains(name));
+    let existing = [KEY_OPERAND, 0, 2].into_iter().find_map(|index| existing_sharding(op.operand(index).ok()?)).unwrap_or_default();
+    let splits_batch = |name: &String| key.batch.and_then(|dim| existing.get(dim)).is_some_and(|axes| axes.contains(name));
     for (name, size) in free {
-        if splits_batch(name) && plan.batch % (batch_shards * size) == 0 {
+        if splits_batch(name) && batch % (batch_shards * size) == 0 {
             batch_axes.push(name.clone());
             batch_shards *= size;
-        } else if plan.heads % (head_shards * size) == 0 {
+        } else if heads % (head_shards * size) == 0 {
             head_axes.push(name.clone());
             head_shards *= size;
-        } else if plan.batch % (batch_shards * size) == 0 {
+        } else if batch % (batch_shards * size) == 0 {
             batch_axes.push(name.clone());
             batch_shards *= size;
         } else {
