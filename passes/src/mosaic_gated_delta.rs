@@ -188,12 +188,39 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
         w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
     };
+    // Shapes and helpers every chunk of the step uses; a gate row is [1, R], the MXU
+    // takes at least 8 rows.
+    let key_type = vector(&[rows, dk], input);
+    let rows8 = [8, rows];
+    let row_type = f32s(&[1, rows]);
+    let first_row = |w: &mut Writer, value: &str| {
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {rows}], strides = [1, 1]}}"), &row_type)
+    };
+    // A row as the column [R, width] whose row i is entry i, repeated.
+    let column_of = |w: &mut Writer, value: &str, width: i64| {
+        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, rows]));
+        w.op("vector.transpose", &[(&wide, &f32s(&[width, rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[rows, width]))
+    };
+    // Rows first .. first + C of a [height, width] tile.
+    let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
+        let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
+    };
+    let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| rows_at(w, value, [rows, width], head * c);
+    let state_type = f32s(&[dk, dv]);
+    let stack = |w: &mut Writer, parts: &[String]| {
+        if parts.len() == 1 {
+            return parts[0].clone();
+        }
+        let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
+        let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
+        w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
+    };
     // The step's chunks in order, each state handed to the next in registers.
     let mut states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
     for sub in 0..per_step {
         let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
         let (q, k) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
-        let key_type = vector(&[rows, dk], input);
         let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
         let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
         let (q, k) = (to_f32(&mut w, &q, &[rows, dk]), to_f32(&mut w, &k, &[rows, dk]));
@@ -216,13 +243,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
 
         // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
         // each head), each head's last entry γ_C repeated across its positions as g · Bᵀ (B
-        // the head's block of ones); the MXU takes at least 8 rows.
-        let rows8 = [8, rows];
-        let row_type = f32s(&[1, rows]);
+        // the head's block of ones), on 8 copies of the row.
         let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
-        let first_row = |w: &mut Writer, value: &str| {
-            w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {rows}], strides = [1, 1]}}"), &row_type)
-        };
         let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
         let gamma = first_row(&mut w, &gamma8);
         let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
@@ -234,11 +256,6 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
         let scale = w.splat(plan.scale, &[1, rows]);
         let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
-        // A row as the column [R, width] whose row i is entry i, repeated.
-        let column_of = |w: &mut Writer, value: &str, width: i64| {
-            let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, rows]));
-            w.op("vector.transpose", &[(&wide, &f32s(&[width, rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[rows, width]))
-        };
 
         // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
         // (never exp of a rise).
@@ -284,13 +301,6 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         // The serial part, per head, stage by stage across the heads so their independent
         // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
         // S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V').
-        // Rows first .. first + C of a [height, width] tile.
-        let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
-            let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
-            w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
-        };
-        let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| rows_at(w, value, [rows, width], head * c);
-        let state_type = f32s(&[dk, dv]);
         let mut new_values = Vec::new();
         let mut from_state = Vec::new();
         for (head, s) in states.iter().enumerate() {
@@ -309,14 +319,6 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let u_head = head_rows(&mut w, &u, dv, head);
             new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
         }
-        let stack = |w: &mut Writer, parts: &[String]| {
-            if parts.len() == 1 {
-                return parts[0].clone();
-            }
-            let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
-            let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
-            w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
-        };
         let (new_values, from_state) = (stack(&mut w, &new_values), stack(&mut w, &from_state));
         let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
         let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
