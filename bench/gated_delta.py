@@ -3,7 +3,7 @@ XLA's plain-jnp forms, Qwen3-Next-like heads (16 query/key heads, 32 value heads
 dims 128, bf16), on v6e and tpu7x (deviceless compiles, cached in bench/.cache like
 bench/attention.py).
 
-    .venv/bin/python bench/gated_delta.py [--lengths 512,2048] [--targets v6e,tpu7x] [--ablation]
+    .venv/bin/python bench/gated_delta.py [--lengths 512,2048,8192,32768] [--targets v6e,tpu7x] [--ablation]
     .venv/bin/python bench/gated_delta.py --markdown   # the README's table from the JSON
 
 Rows are merged into bench/gated_delta.json (a run replaces only the rows it measures).
@@ -19,16 +19,24 @@ Rows:
 - FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
   --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
   of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
-  operands, + 2 and + 4 chunks per grid step; without --ablation, the default and the
-  default with one value head per step (not stacked), which libtpu estimates at 8192
-  tokens (the state handed on in registers, so a
-  chunk's chunk-parallel work overlaps the previous chunk's state products); and gates
-  in base 2 (`gdn-exp2`, off: it saved nothing).
+  operands, + 2 and + 4 chunks per grid step (the state handed on in registers, so a
+  chunk's chunk-parallel work overlaps the previous chunk's state products), and two
+  options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing) and the
+  products after the inverse in one bf16 pass (`gdn-single-pass`: over the 1e-3 error
+  budget). Without --ablation, the default and the default with one value head per step
+  (not stacked), which libtpu estimates at 8192 tokens.
 Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel (4 value heads per grid
 step) an estimate of 0 cycles for the kernel op (the rest of the module is estimated),
 though it compiles, from 4096 tokens on v6e and from 1024 on tpu7x; with one head per
 step it estimates 8192 tokens. A row whose kernel op has no estimate is reported as
-such, never as a result; the default lengths are those that profile.
+such, never as a result. The profile stops estimating past a number of grid steps (v6e:
+64 of the stacked kernel's steps estimate, 128 do not; tpu7x: 16 and 32), so one more
+row estimates every length: SLICED, the default kernel on one grid step's heads (2 key,
+4 value heads; heads are a parallel grid axis, run one after another on a TensorCore),
+profiled at the two longest lengths that estimate (v6e 8192 and 16384 tokens, tpu7x 2048
+and 4096), the line through them read at the length, times 8. Where the full kernel
+estimates, the two rows side by side check the slice. Past 8192 tokens only the slice is
+profiled (one head per step would simulate 16,384 grid steps).
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
 T [βV | βe^γK], W S, Q S, P V', Kᵀ V') / (cycles x 524,288). tpu-inference's GDN kernel
 is not measured (DESIGN.md: libtpu 0.0.50.1's static profiler aborts on it, "No DMA issue
@@ -57,6 +65,13 @@ RESULTS = ROOT / "bench" / "gated_delta.json"
 
 XLA = "XLA, per-token scan (8-token difference x length)"
 LOWER = "flywheel-lower-to-mosaic"
+SLICED = "FlyWheel (flywheel-tpu) from a 4-head slice, x 8"
+# One grid step's heads of the default kernel (2 key heads, 4 value heads), and the two
+# lengths per target its line is drawn through: the longest that libtpu estimates.
+SLICE_HEADS = (2, 4)
+SLICE_LENGTHS = {"v6e": (8192, 16384), "tpu7x": (2048, 4096)}
+# The longest length at which the full kernels (not only the slice) are profiled.
+LONGEST_FULL = 8192
 # (name, flywheel-tile options, passes between tiling and lowering)
 FLYWHEEL = [
     ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", ""),
@@ -67,6 +82,7 @@ FLYWHEEL = [
     ("FlyWheel, + shared operands", "{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
     ("FlyWheel, + shared operands, + exp2 gates (not taken)", "{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, + 2 chunks per step", "{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "{gdn-single-pass=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, defaults with one value head per step", "{gdn-heads=1}", "flywheel-tri-inverse,"),
     ("FlyWheel (flywheel-tpu: + 4 chunks per step)", "", "flywheel-tri-inverse,"),
 ]
@@ -93,12 +109,12 @@ def repeated(fn):
     return wrapped
 
 
-def flywheel_program(length, tile, passes):
+def flywheel_program(length, tile, passes, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
     tensor = lambda *dims: "tensor<" + "x".join(map(str, dims)) + ">"
-    q = tensor(1, length, KEY_HEADS, DIM, "bf16")
-    v = tensor(1, length, VALUE_HEADS, DIM, "bf16")
-    gate = tensor(1, length, VALUE_HEADS, "f32")
-    state = tensor(1, VALUE_HEADS, DIM, DIM, "f32")
+    q = tensor(1, length, key_heads, DIM, "bf16")
+    v = tensor(1, length, value_heads, DIM, "bf16")
+    gate = tensor(1, length, value_heads, "f32")
+    state = tensor(1, value_heads, DIM, DIM, "f32")
     text = (
         f"func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}) -> ({v}, {state}) {{\n"
         f'  %o, %s = "flywheel.gated_delta"(%q, %k, %v, %g, %beta) {{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, '
@@ -132,15 +148,32 @@ def kernel_cycles(program, target, label):
     return total
 
 
+def sliced_cycles(length, target):
+    """The default kernel's cycles from a slice of its heads (SLICED in the docstring): the
+    kernel on one grid step's heads at the two SLICE_LENGTHS, the line through them at
+    `length`, times the slices in the full head count."""
+    key_heads, value_heads = SLICE_HEADS
+    points = []
+    for measured in SLICE_LENGTHS[target]:
+        program = flywheel_program(measured, "", "flywheel-tri-inverse,", key_heads, value_heads)
+        points.append(kernel_cycles(program, target, f"{value_heads}-head slice, {measured} tokens"))
+    if None in points:
+        return None
+    (first, second), (first_cycles, second_cycles) = SLICE_LENGTHS[target], points
+    at_length = first_cycles + (second_cycles - first_cycles) * (length - first) / (second - first)
+    return round(at_length * VALUE_HEADS / value_heads)
+
+
 def measure(lengths, targets, ablation):
     rows = []
     for length in lengths:
         # One head per step is estimated at lengths where the stacked kernel is not.
-        variants = FLYWHEEL if ablation else FLYWHEEL[-2:]
+        variants = (FLYWHEEL if ablation else FLYWHEEL[-2:]) if length <= LONGEST_FULL else []
         for target in targets:
             step = per_token_cycles(target)
             rows.append({"kernel": XLA, "length": length, "target": target,
                          "cycles": None if step is None else round(step * length)})
+            rows.append({"kernel": SLICED, "length": length, "target": target, "cycles": sliced_cycles(length, target)})
             for name, tile, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
@@ -148,40 +181,56 @@ def measure(lengths, targets, ablation):
     return rows
 
 
+def flywheel_reference(rows, length, target):
+    """The FlyWheel row others are compared with: the full default kernel where it has an
+    estimate, else its head-sliced extrapolation."""
+    for kernel in (FLYWHEEL[-1][0], SLICED):
+        row = next((r for r in rows if (r["kernel"], r["length"], r["target"]) == (kernel, length, target)), None)
+        if row and row["cycles"]:
+            return row
+    return None
+
+
+def speedup(rows, row):
+    """Cycles of `row` over FlyWheel's reference at its length and target ("" for the reference)."""
+    reference = flywheel_reference(rows, row["length"], row["target"])
+    if not row["cycles"] or not reference or reference is row:
+        return ""
+    return f"{row['cycles'] / reference['cycles']:.2f}x"
+
+
+def efficiency(row, digits):
+    return f"{chunked_flops(row['length']) / (row['cycles'] * PEAK[row['target']]):.{digits}%}" if row["cycles"] else "—"
+
+
 def report(rows):
-    print(f"{'kernel':<52} {'tokens':>7} {'target':>6} {'static cycles':>14} {'eff.':>6} {'FlyWheel speed-up':>18}")
+    print(f"{'kernel':<64} {'tokens':>7} {'target':>6} {'static cycles':>14} {'eff.':>6} {'FlyWheel speed-up':>18}")
     for row in rows:
-        flywheel = next((r["cycles"] for r in rows if r["kernel"] == FLYWHEEL[-1][0] and r["length"] == row["length"]
-                         and r["target"] == row["target"]), None)
-        cycles_ = row["cycles"]
-        shown = f"{cycles_:,}" if cycles_ else "no estimate"
-        efficiency = f"{chunked_flops(row['length']) / (cycles_ * PEAK[row['target']]):.1%}" if cycles_ else "—"
-        speedup = f"{cycles_ / flywheel:.2f}x" if cycles_ and flywheel and row["kernel"] != FLYWHEEL[-1][0] else ""
-        print(f"{row['kernel']:<52} {row['length']:>7} {row['target']:>6} {shown:>14} {efficiency:>6} {speedup:>18}")
+        shown = f"{row['cycles']:,}" if row["cycles"] else "no estimate"
+        print(f"{row['kernel']:<64} {row['length']:>7} {row['target']:>6} {shown:>14} {efficiency(row, 1):>6} {speedup(rows, row):>18}")
 
 
 def markdown(rows):
-    """The README's table: a row per kernel and length, v6e and tpu7x side by side."""
+    """The README's table: a row per kernel and length, v6e and tpu7x side by side; the
+    FlyWheel row the speed-ups are against in bold."""
     def cells(kernel, length, target):
         row = next((r for r in rows if (r["kernel"], r["length"], r["target"]) == (kernel, length, target)), None)
-        flywheel = next((r["cycles"] for r in rows if (r["kernel"], r["length"], r["target"]) == (FLYWHEEL[-1][0], length, target)), None)
         if not row or not row["cycles"]:
             return ["no estimate" if row else "", "", ""]
-        speedup = f"{row['cycles'] / flywheel:.2f}x" if flywheel and kernel != FLYWHEEL[-1][0] else ""
-        return [f"{row['cycles']:,}", f"{chunked_flops(length) / (row['cycles'] * PEAK[target]):.2%}", speedup]
+        shown = f"**{row['cycles']:,}**" if row is flywheel_reference(rows, length, target) else f"{row['cycles']:,}"
+        return [shown, efficiency(row, 2), speedup(rows, row)]
     print("| kernel | tokens | v6e cycles | v6e eff. | vs FlyWheel | tpu7x cycles | tpu7x eff. | vs FlyWheel |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    kernels = [XLA] + [name for name, _, _ in FLYWHEEL]
+    kernels = [XLA] + [name for name, _, _ in FLYWHEEL] + [SLICED]
     for length in sorted({row["length"] for row in rows}):
         for kernel in kernels:
             if any(r["kernel"] == kernel and r["length"] == length for r in rows):
-                name = f"**{kernel}**" if kernel == FLYWHEEL[-1][0] else kernel
-                print("| " + " | ".join([name, str(length)] + cells(kernel, length, "v6e") + cells(kernel, length, "tpu7x")) + " |")
+                print("| " + " | ".join([kernel, str(length)] + cells(kernel, length, "v6e") + cells(kernel, length, "tpu7x")) + " |")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lengths", default="512,2048")
+    parser.add_argument("--lengths", default="512,2048,8192,32768")
     parser.add_argument("--targets", default="v6e,tpu7x")
     parser.add_argument("--ablation", action="store_true", help="also each FlyWheel transform's step (v6e and tpu7x)")
     parser.add_argument("--markdown", action="store_true", help="print bench/gated_delta.json as the README's table, measuring nothing")
@@ -193,7 +242,7 @@ def main():
     # measured are dropped).
     key = lambda row: (row["kernel"], row["length"], row["target"])
     fresh = {key(row) for row in rows}
-    current = {XLA} | {name for name, _, _ in FLYWHEEL}
+    current = {XLA, SLICED} | {name for name, _, _ in FLYWHEEL}
     kept = [row for row in json.loads(RESULTS.read_text()) if row["kernel"] in current] if RESULTS.exists() else []
     rows = sorted([row for row in kept if key(row) not in fresh] + rows, key=lambda row: (row["length"], row["target"]))
     RESULTS.write_text(json.dumps(rows, indent=1) + "\n")

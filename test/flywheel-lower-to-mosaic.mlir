@@ -101,6 +101,15 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3: %[[P1:.*]] = "stable_mosaic.tpu.matmul"(%[[LOW]], %{{.*}}, %{{.*}})
 // BF16X3-NEXT: %[[P2:.*]] = "stable_mosaic.tpu.matmul"(%[[HIGH]], %{{.*}}, %[[P1]])
 // BF16X3-NEXT: "stable_mosaic.tpu.matmul"(%[[HIGH]], %{{.*}}, %[[P2]])
+// With gdn-single-pass the products after the inverse are one pass of the operands'
+// bf16 roundings, with no low parts: U and W from T [βV | βe^γK] first.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-single-pass=true},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn1.mlir
+// RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn1.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=SINGLE
+// SINGLE: %[[J:.*]] = "stable_mosaic.tpu.concatenate"({{.*}}) {dimension = 1 : i32} : (vector<128x128xf32>, vector<128x128xf32>) -> vector<128x256xf32>
+// SINGLE: %[[T:.*]] = "stable_mosaic.arith.truncf"(%{{.*}}) : (vector<128x128xf32>) -> vector<128x128xbf16>
+// SINGLE-NEXT: %[[JB:.*]] = "stable_mosaic.arith.truncf"(%[[J]]) : (vector<128x256xf32>) -> vector<128x256xbf16>
+// SINGLE-NEXT: "stable_mosaic.tpu.matmul"(%[[T]], %[[JB]], %{{.*}}) {{.*}} : (vector<128x128xbf16>, vector<128x256xbf16>, vector<128x256xf32>) -> vector<128x256xf32>
+// RUN: flywheel compile --target v6e %t.gdn1.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v5e %t.gdn.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v6e %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE

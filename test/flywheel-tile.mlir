@@ -147,3 +147,15 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-shared-operands=false | FileCheck %s --check-prefix=GDN-APART
 // GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
 // GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)
+// With gdn-single-pass the products after the inverse (U and W, the state products,
+// P V', Kᵀ V') are one bf16 pass each; the gate cumsums and the inverse keep bf16x3.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-single-pass=true gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-SINGLE
+// GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = true} : (vector<8x128xf32>
+// GDN-SINGLE: "scf.for"
+// GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false}
+// GDN-SINGLE: "scf.yield"
+// GDN-SINGLE-NOT: "bf16x3"
+// GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>
+// GDN-SINGLE-COUNT-3: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
+// GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x64xf32>, vector<64x128xf32>
+// GDN-SINGLE-NOT: "bf16x3"

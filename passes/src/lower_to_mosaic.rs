@@ -196,17 +196,21 @@ fn with_attributes(rest: &str, properties: &str) -> String {
 
 /// Replaces `flywheel.matmul` with Mosaic's `tpu.matmul` (lhs [M, K]; rhs [K, N], or
 /// [N, K] when transposed; f32 accumulator). f32 operands are multiplied in f32: by
-/// Mosaic's fp32 precision, or, when the op says `precision = "bf16x3"`, as three
-/// one-pass bf16 products of their high and low bf16 parts (hi·hi + hi·lo + lo·hi, about
-/// 16 bits of each product: half the MXU passes).
+/// Mosaic's fp32 precision; when the op says `precision = "bf16x3"`, as three one-pass
+/// bf16 products of their high and low bf16 parts (hi·hi + hi·lo + lo·hi, about 16 bits
+/// of each product: half the MXU passes); when it says `precision = "bf16"`, as one pass
+/// of their bf16 roundings (the f32 accumulator kept).
 fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
     let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
     let operands: Vec<Value> = matmul.operands().collect();
     let result = matmul.result(0).map_err(|_| "no result")?;
-    let split = matmul.attribute("precision").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|p| p.value() == "bf16x3");
+    let precision = matmul.attribute("precision").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|p| p.value().to_owned());
     let product = if element_type(operands[0].r#type()).to_string() != "f32" {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, false)
-    } else if split {
+    } else if precision.as_deref() == Some("bf16") {
+        let (lhs, rhs) = (bf16_rounding(matmul, operands[0]), bf16_rounding(matmul, operands[1]));
+        tpu_matmul(matmul, lhs, rhs, operands[2], transposed, false)
+    } else if precision.as_deref() == Some("bf16x3") {
         let (lhs_high, lhs_low) = bf16_parts(matmul, operands[0]);
         let (rhs_high, rhs_low) = bf16_parts(matmul, operands[1]);
         let partial = tpu_matmul(matmul, lhs_low, rhs_high, operands[2], transposed, false);
@@ -219,15 +223,19 @@ fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
     Ok(())
 }
 
+/// An f32 vector rounded to bf16, before `anchor`.
+fn bf16_rounding<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> Value<'c, 'a> {
+    let text = value.r#type().to_string().replace("xf32>", "xbf16>");
+    let narrow = melior::ir::Type::parse(unsafe { anchor.context().to_ref() }, &text).expect("a bf16 vector type");
+    insert_before(anchor, "arith.truncf", &[value], narrow, &[])
+}
+
 /// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves.
 fn bf16_parts<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
-    let wide = value.r#type();
-    let text = wide.to_string().replace("xf32>", "xbf16>");
-    let narrow = melior::ir::Type::parse(unsafe { anchor.context().to_ref() }, &text).expect("a bf16 vector type");
-    let high = insert_before(anchor, "arith.truncf", &[value], narrow, &[]);
-    let high_wide = insert_before(anchor, "arith.extf", &[high], wide, &[]);
-    let rest = insert_before(anchor, "arith.subf", &[value, high_wide], wide, &[("fastmath", "#arith.fastmath<none>".into())]);
-    (high, insert_before(anchor, "arith.truncf", &[rest], narrow, &[]))
+    let high = bf16_rounding(anchor, value);
+    let high_wide = insert_before(anchor, "arith.extf", &[high], value.r#type(), &[]);
+    let rest = insert_before(anchor, "arith.subf", &[value, high_wide], value.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+    (high, bf16_rounding(anchor, rest))
 }
 
 /// `tpu.matmul` of lhs and rhs into `accumulator`, before `anchor`; `full`: fp32

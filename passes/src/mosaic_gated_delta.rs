@@ -54,6 +54,10 @@ pub struct GatedDeltaPlan {
     pub shared_operands: bool,
     /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
     pub bf16x3: bool,
+    /// The products after the inverse (U and W, the state products, P V') as one bf16
+    /// pass each with f32 accumulation, as fla's kernels take them; the gate cumsums and
+    /// the inverse keep `bf16x3` or fp32.
+    pub single_pass_products: bool,
     /// Gates in base 2 (g · log2(e)) and `exp2` for every exponential of a gate sum.
     pub exp2_gates: bool,
     /// Value heads one grid step serves (their chains are independent, so the scheduler
@@ -129,6 +133,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let square = [rows, rows];
     let square_type = f32s(&square);
     let precision = plan.bf16x3.then_some("bf16x3");
+    let after_inverse = if plan.single_pass_products { Some("bf16") } else { precision };
     let mut w = Writer::new(2);
 
     // The first chunk starts from the initial state (or zeros).
@@ -287,11 +292,11 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let (u, w_tile) = if plan.shared_operands {
             let joined_type = f32s(&[rows, dv + dk]);
             let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[rows, dv])), (&beta_k, &f32s(&[rows, dk]))], "{dimension = 1 : i32}", &joined_type);
-            let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[rows, dv + dk], false, precision);
+            let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[rows, dv + dk], false, after_inverse);
             (w.columns(&both, &[rows, dv + dk], 0, dv), w.columns(&both, &[rows, dv + dk], dv, dk))
         } else {
-            let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, precision);
-            (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, precision))
+            let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, after_inverse);
+            (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, after_inverse))
         };
         let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
         let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
@@ -309,12 +314,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             // With shared operands one product [W; e^γ Q] S gives W S and Q S.
             let ws = if plan.shared_operands {
                 let stacked = w.op("tpu.concatenate", &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))], "{dimension = 0 : i32}", &f32s(&[2 * c, dk]));
-                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, precision);
+                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, after_inverse);
                 from_state.push(rows_at(&mut w, &both, [2 * c, dv], c));
                 rows_at(&mut w, &both, [2 * c, dv], 0)
             } else {
-                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision));
-                w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, precision)
+                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, after_inverse));
+                w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, after_inverse)
             };
             let u_head = head_rows(&mut w, &u, dv, head);
             new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
@@ -322,7 +327,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let (new_values, from_state) = (stack(&mut w, &new_values), stack(&mut w, &from_state));
         let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
         let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
-        let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[rows, dv])), &[rows, dv], false, precision);
+        let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[rows, dv])), &[rows, dv], false, after_inverse);
         let o = w.binary("arith.addf", &from_state, &intra, &f32s(&[rows, dv]));
         let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
         w.store_block(&o, &[rows, dv], "%o", &v_window, &plan.output, &[1, heads, c, dv], &[0, 0, sub * c, 0]);
@@ -332,7 +337,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let head = head as i64;
             let values = head_rows(&mut w, &decayed_values, dv, head);
             let k_t = &keys_transposed[(head / repeats) as usize];
-            let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, precision);
+            let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, after_inverse);
             // e^{γ_C} of this head over its whole state: its first row of the column form.
             let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head * c);
             let factor = w.op("vector.extract_strided_slice", &[(&e_total_column, &f32s(&[rows, dv]))], &attributes, &f32s(&[1, dv]));

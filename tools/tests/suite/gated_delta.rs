@@ -1,7 +1,8 @@
 //! The Gated DeltaNet kernel `flywheel-tile` emits, in its program on the PJRT CPU plugin
 //! (the kernel in the Mosaic interpreter), against the reference lowering of the same
 //! `flywheel.gated_delta` (the per-token recurrence in f32 on XLA:CPU), on the same
-//! inputs: both outputs (o and the final state) within relative L2 1e-3.
+//! inputs: both outputs (o and the final state) within relative L2 1e-3 (1e-2 for the one
+//! variant with bf16 products).
 //! `FLYWHEEL_KERNEL_ERRORS=1` prints each case's errors.
 
 use crate::kernels::opt;
@@ -49,29 +50,37 @@ const CASES: &[Case] = &[
     Case { name: "long_8192_bf16", batch: 1, key_heads: 1, value_heads: 1, length: 8192, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: true },
 ];
 
-/// How each case also runs: (name, `flywheel-tile` options, passes after it).
-const VARIANTS: &[(&str, &str, &str)] = &[
-    ("forward_substitution", "{gdn-heads=1 gdn-precision=fp32}", ""),
-    ("tri_inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("heads_per_step", "{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},"),
+/// Relative L2 every variant with f32 products stays within (the budget).
+const F32_PRODUCTS: f64 = 1e-3;
+
+/// How each case also runs: (name, `flywheel-tile` options, passes after it, relative L2
+/// tolerance).
+const VARIANTS: &[(&str, &str, &str, f64)] = &[
+    ("forward_substitution", "{gdn-heads=1 gdn-precision=fp32}", "", F32_PRODUCTS),
+    ("tri_inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},", F32_PRODUCTS),
+    ("heads_per_step", "{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},", F32_PRODUCTS),
     // With gates in base 2 (exp2) too.
-    ("doubling", "{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},"),
+    ("doubling", "{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     // Two and four chunks per grid step, the state handed on in registers.
-    ("chunks_per_step", "{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},"),
-    ("stacked_chunks_per_step", "{gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("chunks_per_step", "{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    ("stacked_chunks_per_step", "{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 8 by
     // doubling.
-    ("defaults", "", "flywheel-tri-inverse,"),
+    ("defaults", "", "flywheel-tri-inverse,", F32_PRODUCTS),
+    // The products after the inverse in one bf16 pass each, as fla takes them: measured
+    // relative L2 2.7e-3 to 3.8e-3, 6.7e-3 with correlated keys — over the f32 budget,
+    // so off by default.
+    ("single_pass", "{gdn-single-pass=true}", "flywheel-tri-inverse,", 1e-2),
 ];
 
 pub fn trials() -> Vec<Trial> {
     VARIANTS
         .iter()
-        .flat_map(|&(variant, tile, passes)| {
+        .flat_map(|&(variant, tile, passes, rtol)| {
             CASES
                 .iter()
                 .filter(move |case| !case.long || !passes.is_empty())
-                .map(move |case| Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, tile, passes)))
+                .map(move |case| Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, tile, passes, rtol)))
         })
         .collect()
 }
@@ -140,7 +149,7 @@ fn inputs(case: &Case) -> Vec<Array> {
     arrays
 }
 
-fn check(case: &Case, tile: &str, passes: &str) -> Result<(), Failed> {
+fn check(case: &Case, tile: &str, passes: &str, rtol: f64) -> Result<(), Failed> {
     let source = module(case);
     let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module(flywheel-tile{tile},{passes}flywheel-lower-to-mosaic)"))?;
     let reference = opt(case.name, &source, "flywheel-lower-to-stablehlo")?;
@@ -152,7 +161,7 @@ fn check(case: &Case, tile: &str, passes: &str) -> Result<(), Failed> {
     let expected = runner.run(reference.as_bytes(), &inputs)?;
     let kernel = runner.run(with_kernel.as_bytes(), &inputs)?;
     for (name, (expected, kernel)) in ["o", "final state"].iter().zip(expected.iter().zip(&kernel)) {
-        let comparison = compare(expected, kernel, Tolerance { rtol: 1e-3, atol: 0.0 });
+        let comparison = compare(expected, kernel, Tolerance { rtol, atol: 0.0 });
         if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
             eprintln!("{} [{tile}{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
         }
