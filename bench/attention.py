@@ -260,14 +260,23 @@ def cache_file(program, target):
     return CACHE / f"{key}.json"
 
 
+def unestimated_ops(record):
+    """The ops of a profile record libtpu did not estimate: kernels (`name.N`) and fusions
+    given 0 cycles (the 0-cycle custom calls XLA adds itself are bitcasts). A total that
+    leaves them out is no estimate of the program."""
+    return [op["hlo_op"] for op in record.get("ops", [])
+            if op["cycles"] == 0 and (op["hlo_op"].startswith("name.") or "fusion" in op["hlo_op"])]
+
+
 def cycles(program, target, label):
-    """libtpu's total static cycles for `program` on `target`, cached."""
+    """libtpu's total static cycles for `program` on `target` (cached), or None when it
+    did not profile or left an op unestimated."""
     cached = cache_file(program, target)
     if cached.exists():
         record = json.loads(cached.read_text())
         if record.get("error"):
             print(f"  {label} on {target}: {record['error']} (cached)", file=sys.stderr)
-        return record["total_cycles"]
+        return estimated_total(record, target, label)
     CACHE.mkdir(parents=True, exist_ok=True)
     source = cached.with_suffix(".mlir")
     source.write_text(program)
@@ -285,6 +294,14 @@ def cycles(program, target, label):
         return None
     record = json.loads(result.stdout)
     cached.write_text(json.dumps(record))
+    return estimated_total(record, target, label)
+
+
+def estimated_total(record, target, label):
+    unestimated = unestimated_ops(record)
+    if unestimated:
+        print(f"  {label} on {target}: no estimate (0 cycles) for {', '.join(unestimated)}", file=sys.stderr)
+        return None
     return record["total_cycles"]
 
 

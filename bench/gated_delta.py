@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT / "test" / "fixtures"))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from attention import CACHE, FLYWHEEL_OPT, PEAK, cache_file, cycles, stablehlo  # noqa: E402
+from attention import CACHE, FLYWHEEL_OPT, PEAK, cycles, stablehlo  # noqa: E402
 from generate import gdn_recurrent  # noqa: E402
 
 KEY_HEADS, VALUE_HEADS, DIM, CHUNK = 16, 32, 128, 64
@@ -137,17 +137,6 @@ def per_token_cycles(target):
     return (totals[1] - totals[0]) / 8
 
 
-def kernel_cycles(program, target, label):
-    """Static cycles of a program with FlyWheel kernels, or None when it did not profile
-    or a kernel op (a custom call, `name.N` in the profile) got no estimate."""
-    total = cycles(program, target, label)
-    record = json.loads(cache_file(program, target).read_text())
-    if any(op["hlo_op"].startswith("name.") and op["cycles"] == 0 for op in record.get("ops", [])):
-        print(f"  {label} on {target}: the kernel op has no estimate (0 cycles)", file=sys.stderr)
-        return None
-    return total
-
-
 def sliced_cycles(length, target):
     """The default kernel's cycles from a slice of its heads (SLICED in the docstring): the
     kernel on one grid step's heads at the two SLICE_LENGTHS, the line through them at
@@ -156,7 +145,7 @@ def sliced_cycles(length, target):
     points = []
     for measured in SLICE_LENGTHS[target]:
         program = flywheel_program(measured, "", "flywheel-tri-inverse,", key_heads, value_heads)
-        points.append(kernel_cycles(program, target, f"{value_heads}-head slice, {measured} tokens"))
+        points.append(cycles(program, target, f"{value_heads}-head slice, {measured} tokens"))
     if None in points:
         return None
     (first, second), (first_cycles, second_cycles) = SLICE_LENGTHS[target], points
@@ -177,7 +166,7 @@ def measure(lengths, targets, ablation):
             for name, tile, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
-                             "cycles": kernel_cycles(flywheel_program(length, tile, passes), target, label)})
+                             "cycles": cycles(flywheel_program(length, tile, passes), target, label)})
     return rows
 
 

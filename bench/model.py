@@ -68,7 +68,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import flywheel.jax  # noqa: E402
-from attention import CACHE, cache_file  # noqa: E402
+from attention import CACHE, cache_file, unestimated_ops  # noqa: E402
 from flywheel.models import qwen3_next  # noqa: E402
 
 RESULTS = ROOT / "bench" / "model.json"
@@ -102,10 +102,7 @@ def profile(program, target, label):
     record = json.loads(cached.read_text())
     if record.get("error"):
         return None, f"{label} on {target}: {record['error']}"
-    # A kernel (`name.N`) or fusion with 0 cycles is one libtpu did not estimate; the 0-cycle
-    # custom calls XLA adds itself (ConcatBitcast) are bitcasts.
-    unestimated = [op["hlo_op"] for op in record["ops"]
-                   if op["cycles"] == 0 and (op["hlo_op"].startswith("name.") or "fusion" in op["hlo_op"])]
+    unestimated = unestimated_ops(record)
     if unestimated:
         return None, f"{label} on {target}: no estimate (0 cycles) for {', '.join(unestimated)}"
     return record["total_cycles"], None

@@ -221,6 +221,9 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
         w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
     };
+    // Constant rows every chunk multiplies by.
+    let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, rows]));
+    let row_scale = w.splat(plan.scale, &[1, rows]);
     // The step's chunks in order, each state handed to the next in registers.
     let mut states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
     for sub in 0..per_step {
@@ -239,11 +242,9 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let v = w.load_block("%v", &v_window, input, &[1, heads, c, dv], &[0, 0, sub * c, 0], &[rows, dv]);
         let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, rows], &[0, 0, sub, 0, 0], &[1, rows]);
         let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
-        let g = if plan.exp2_gates {
-            let log2_e = w.splat(std::f64::consts::LOG2_E, &[1, rows]);
-            w.binary("arith.mulf", &g, &log2_e, &f32s(&[1, rows]))
-        } else {
-            g
+        let g = match &log2_e {
+            Some(log2_e) => w.binary("arith.mulf", &g, log2_e, &row_type),
+            None => g,
         };
 
         // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
@@ -259,8 +260,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let decay_to_end = exp(&mut w, &to_end, &[1, rows]);
         let e_total = exp(&mut w, &total, &[1, rows]);
         let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
-        let scale = w.splat(plan.scale, &[1, rows]);
-        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &scale, &row_type);
+        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &row_scale, &row_type);
 
         // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
         // (never exp of a rise).
