@@ -12,10 +12,12 @@ Rows:
 - XLA, per-token scan: the recurrence (generate.py's gdn_recurrent) as XLA compiles one
   token step: (cycles of 16 unrolled tokens - cycles of 8) / 8, times the length (a full
   8192-step unroll does not compile in reasonable time); q and k repeated to the value
-  heads. The chunked (WY) form in plain jnp (generate.py's gdn_chunked, chunks of 64,
-  its scan over chunks unrolled since XLA's profile counts a while body once) is not a
-  row: it compiles, but libtpu's profile of it passed this machine's 24 GiB and was
-  killed already at 512 tokens (3 m 52 s).
+  heads.
+- XLA, chunked jnp: the chunked (WY) form in plain jnp (generate.py's gdn_chunked,
+  chunks of 64, its scan over chunks unrolled since XLA's profile counts a while body
+  once), from a 4-head slice like SLICED below (at all 32 heads libtpu's profile of it
+  passed this machine's 24 GiB and was killed already at 512 tokens); tpu7x gives its
+  fusions 0 cycles (no estimate).
 - FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
   --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
   of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
@@ -58,7 +60,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 from attention import CACHE, FLYWHEEL_OPT, PEAK, cycles, stablehlo  # noqa: E402
-from generate import gdn_recurrent  # noqa: E402
+from generate import gdn_chunked, gdn_recurrent  # noqa: E402
 
 KEY_HEADS, VALUE_HEADS, DIM, CHUNK = 16, 32, 128, 64
 RESULTS = ROOT / "bench" / "gated_delta.json"
@@ -66,10 +68,14 @@ RESULTS = ROOT / "bench" / "gated_delta.json"
 XLA = "XLA, per-token scan (8-token difference x length)"
 LOWER = "flywheel-lower-to-mosaic"
 SLICED = "FlyWheel (flywheel-tpu) from a 4-head slice, x 8"
+CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
 # One grid step's heads of the default kernel (2 key heads, 4 value heads), and the two
-# lengths per target its line is drawn through: the longest that libtpu estimates.
+# lengths per target each slice's line is drawn through: for FlyWheel the longest that
+# libtpu estimates; for XLA's chunked form the longest whose unrolled scan profiles in
+# this machine's memory (2048 tokens needs more than 12 GB).
 SLICE_HEADS = (2, 4)
-SLICE_LENGTHS = {"v6e": (8192, 16384), "tpu7x": (2048, 4096)}
+SLICE_LENGTHS = {SLICED: {"v6e": (8192, 16384), "tpu7x": (2048, 4096)},
+                 CHUNKED: {"v6e": (512, 1024), "tpu7x": (512, 1024)}}
 # The longest length at which the full kernels (not only the slice) are profiled.
 LONGEST_FULL = 8192
 # (name, flywheel-tile options, passes between tiling and lowering)
@@ -94,11 +100,11 @@ def chunked_flops(length):
     return VALUE_HEADS * (length // c) * per_chunk
 
 
-def inputs(length):
+def inputs(length, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
     spec = jax.ShapeDtypeStruct
-    return (spec((1, length, KEY_HEADS, DIM), jnp.bfloat16), spec((1, length, KEY_HEADS, DIM), jnp.bfloat16),
-            spec((1, length, VALUE_HEADS, DIM), jnp.bfloat16), spec((1, length, VALUE_HEADS), jnp.float32),
-            spec((1, length, VALUE_HEADS), jnp.float32))
+    return (spec((1, length, key_heads, DIM), jnp.bfloat16), spec((1, length, key_heads, DIM), jnp.bfloat16),
+            spec((1, length, value_heads, DIM), jnp.bfloat16), spec((1, length, value_heads), jnp.float32),
+            spec((1, length, value_heads), jnp.float32))
 
 
 def repeated(fn):
@@ -137,20 +143,27 @@ def per_token_cycles(target):
     return (totals[1] - totals[0]) / 8
 
 
-def sliced_cycles(length, target):
-    """The default kernel's cycles from a slice of its heads (SLICED in the docstring): the
-    kernel on one grid step's heads at the two SLICE_LENGTHS, the line through them at
-    `length`, times the slices in the full head count."""
+def slice_program(kernel, length):
+    """The program of `kernel` (SLICED or CHUNKED) on the slice's heads."""
     key_heads, value_heads = SLICE_HEADS
-    points = []
-    for measured in SLICE_LENGTHS[target]:
-        program = flywheel_program(measured, "", "flywheel-tri-inverse,", key_heads, value_heads)
-        points.append(cycles(program, target, f"{value_heads}-head slice, {measured} tokens"))
+    if kernel == SLICED:
+        return flywheel_program(length, "", "flywheel-tri-inverse,", key_heads, value_heads)
+    # The scan over chunks unrolled: XLA's profile counts a while body once.
+    fn = repeated(lambda q, k, v, g, beta: gdn_chunked(q, k, v, g, beta, chunk=CHUNK, unroll=True))
+    return stablehlo(fn, *inputs(length, key_heads, value_heads))
+
+
+def sliced_cycles(kernel, length, target):
+    """`kernel`'s cycles from a slice of its heads (SLICED and CHUNKED in the docstring):
+    the slice at its two lengths, the line through them at `length`, times the slices in
+    the full head count."""
+    lengths = SLICE_LENGTHS[kernel][target]
+    points = [cycles(slice_program(kernel, measured), target, f"{kernel}, {measured} tokens") for measured in lengths]
     if None in points:
         return None
-    (first, second), (first_cycles, second_cycles) = SLICE_LENGTHS[target], points
+    (first, second), (first_cycles, second_cycles) = lengths, points
     at_length = first_cycles + (second_cycles - first_cycles) * (length - first) / (second - first)
-    return round(at_length * VALUE_HEADS / value_heads)
+    return round(at_length * VALUE_HEADS / SLICE_HEADS[1])
 
 
 def measure(lengths, targets, ablation):
@@ -162,7 +175,9 @@ def measure(lengths, targets, ablation):
             step = per_token_cycles(target)
             rows.append({"kernel": XLA, "length": length, "target": target,
                          "cycles": None if step is None else round(step * length)})
-            rows.append({"kernel": SLICED, "length": length, "target": target, "cycles": sliced_cycles(length, target)})
+            for kernel in (CHUNKED, SLICED):
+                rows.append({"kernel": kernel, "length": length, "target": target,
+                             "cycles": sliced_cycles(kernel, length, target)})
             for name, tile, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
@@ -210,7 +225,7 @@ def markdown(rows):
         return [shown, efficiency(row, 2), speedup(rows, row)]
     print("| kernel | tokens | v6e cycles | v6e eff. | vs FlyWheel | tpu7x cycles | tpu7x eff. | vs FlyWheel |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    kernels = [XLA] + [name for name, _, _ in FLYWHEEL] + [SLICED]
+    kernels = [XLA, CHUNKED] + [name for name, _, _ in FLYWHEEL] + [SLICED]
     for length in sorted({row["length"] for row in rows}):
         for kernel in kernels:
             if any(r["kernel"] == kernel and r["length"] == length for r in rows):
@@ -231,7 +246,7 @@ def main():
     # measured are dropped).
     key = lambda row: (row["kernel"], row["length"], row["target"])
     fresh = {key(row) for row in rows}
-    current = {XLA, SLICED} | {name for name, _, _ in FLYWHEEL}
+    current = {XLA, CHUNKED, SLICED} | {name for name, _, _ in FLYWHEEL}
     kept = [row for row in json.loads(RESULTS.read_text()) if row["kernel"] in current] if RESULTS.exists() else []
     rows = sorted([row for row in kept if key(row) not in fresh] + rows, key=lambda row: (row["length"], row["target"]))
     RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
