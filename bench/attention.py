@@ -268,41 +268,42 @@ def unestimated_ops(record):
             if op["cycles"] == 0 and (op["hlo_op"].startswith("name.") or "fusion" in op["hlo_op"])]
 
 
-def cycles(program, target, label):
-    """libtpu's total static cycles for `program` on `target` (cached), or None when it
-    did not profile or left an op unestimated."""
+def profile(program, target, label, flywheel=FLYWHEEL):
+    """libtpu's total static cycles for `program` on `target` by the `flywheel` binary,
+    or (None, why not): it did not profile, or left an op unestimated. Records are cached
+    in CACHE by the hash of program and target, failures too: XLA's attention at S=8192
+    needs more than this machine's 24 GiB to profile and is killed; retrying costs minutes
+    each run."""
     cached = cache_file(program, target)
-    if cached.exists():
-        record = json.loads(cached.read_text())
-        if record.get("error"):
-            print(f"  {label} on {target}: {record['error']} (cached)", file=sys.stderr)
-        return estimated_total(record, target, label)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    source = cached.with_suffix(".mlir")
-    source.write_text(program)
-    print(f"  compiling {label} for {target}...", file=sys.stderr, flush=True)
-    result = subprocess.run([str(FLYWHEEL), "profile", "--target", target, "--json", str(source)],
-                            capture_output=True, text=True)
-    source.unlink()
-    if result.returncode != 0:
-        # Failures are cached too: XLA's attention at S=8192 needs more than this
-        # machine's 24 GiB to profile and is killed; retrying costs minutes each run.
-        error = [line for line in result.stderr.splitlines() if "flywheel: error" in line]
-        error = error[-1] if error else "failed"
-        print(f"  {label} on {target}: {error}", file=sys.stderr)
-        cached.write_text(json.dumps({"total_cycles": None, "error": error}))
-        return None
-    record = json.loads(result.stdout)
-    cached.write_text(json.dumps(record))
-    return estimated_total(record, target, label)
-
-
-def estimated_total(record, target, label):
+    if not cached.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        source = cached.with_suffix(".mlir")
+        source.write_text(program)
+        print(f"  compiling {label} for {target}...", file=sys.stderr, flush=True)
+        result = subprocess.run([str(flywheel), "profile", "--target", target, "--json", str(source)],
+                                capture_output=True, text=True)
+        source.unlink()
+        if result.returncode == 0:
+            record = json.loads(result.stdout)
+        else:
+            errors = [line for line in result.stderr.splitlines() if line.startswith("flywheel: error")]
+            record = {"total_cycles": None, "error": (errors or [f"flywheel profile exited with {result.returncode}"])[0]}
+        cached.write_text(json.dumps(record))
+    record = json.loads(cached.read_text())
+    if record.get("error"):
+        return None, f"{label} on {target}: {record['error']}"
     unestimated = unestimated_ops(record)
     if unestimated:
-        print(f"  {label} on {target}: no estimate (0 cycles) for {', '.join(unestimated)}", file=sys.stderr)
-        return None
-    return record["total_cycles"]
+        return None, f"{label} on {target}: no estimate (0 cycles) for {', '.join(unestimated)}"
+    return record["total_cycles"], None
+
+
+def cycles(program, target, label):
+    """`profile`'s cycles, or None with why not printed."""
+    total, why = profile(program, target, label)
+    if why:
+        print(f"  {why}", file=sys.stderr)
+    return total
 
 
 def attention_flops(shape):

@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT / "test" / "fixtures"))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from attention import CACHE, FLYWHEEL_OPT, PEAK, cycles, stablehlo  # noqa: E402
+from attention import FLYWHEEL_OPT, PEAK, cycles, stablehlo  # noqa: E402
 from generate import gdn_chunked, gdn_recurrent  # noqa: E402
 
 KEY_HEADS, VALUE_HEADS, DIM, CHUNK = 16, 32, 128, 64
@@ -255,5 +255,4 @@ def main():
 
 if __name__ == "__main__":
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    CACHE.mkdir(parents=True, exist_ok=True)
     main()

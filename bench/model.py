@@ -58,7 +58,6 @@ import functools
 import json
 import os
 import pathlib
-import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -68,7 +67,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import flywheel.jax  # noqa: E402
-from attention import CACHE, cache_file, unestimated_ops  # noqa: E402
+import attention  # noqa: E402
 from flywheel.models import qwen3_next  # noqa: E402
 
 RESULTS = ROOT / "bench" / "model.json"
@@ -76,36 +75,9 @@ KINDS = ("attention", "gdn")
 LABELS = {"attention": "attention layers", "gdn": "GDN layers"}
 
 
-def profile_record(path, target):
-    """`flywheel profile --json` of the module at `path`, or {"error"}: flywheel's own
-    error line, or the fatal log line of an abort inside libtpu."""
-    result = subprocess.run([flywheel.jax.tool("flywheel"), "profile", "--target", target, "--json", str(path)],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        lines = result.stderr.splitlines()
-        errors = [line for line in lines if line.startswith("flywheel: error")]
-        return {"total_cycles": None, "error": (errors or [f"flywheel profile exited with {result.returncode}"])[0]}
-    return json.loads(result.stdout)
-
-
 def profile(program, target, label):
-    """libtpu's static cycles of `program` on `target`, or (None, why not); records
-    cached in bench/.cache by the hash of program and target, failures too."""
-    cached = cache_file(program, target)
-    if not cached.exists():
-        source = cached.with_suffix(".mlir")
-        source.write_text(program)
-        print(f"  profiling {label} on {target}...", file=sys.stderr, flush=True)
-        record = profile_record(source, target)
-        source.unlink()
-        cached.write_text(json.dumps(record))
-    record = json.loads(cached.read_text())
-    if record.get("error"):
-        return None, f"{label} on {target}: {record['error']}"
-    unestimated = unestimated_ops(record)
-    if unestimated:
-        return None, f"{label} on {target}: no estimate (0 cycles) for {', '.join(unestimated)}"
-    return record["total_cycles"], None
+    """`attention.profile` by the flywheel binary `flywheel.jax` finds."""
+    return attention.profile(program, target, label, flywheel.jax.tool("flywheel"))
 
 
 def spec(shape, dtype=jnp.bfloat16):
@@ -250,5 +222,4 @@ def main():
 
 if __name__ == "__main__":
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    CACHE.mkdir(parents=True, exist_ok=True)
     main()
