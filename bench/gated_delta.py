@@ -22,10 +22,12 @@ Rows:
   --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
   of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
   operands, + 2 and + 4 chunks per grid step (the state handed on in registers, so a
-  chunk's chunk-parallel work overlaps the previous chunk's state products), and two
-  options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing) and the
+  chunk's chunk-parallel work overlaps the previous chunk's state products), and three
+  options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing), the
   products after the inverse in one bf16 pass (`gdn-single-pass`: over the 1e-3 error
-  budget). Without --ablation, the default and the default with one value head per step
+  budget) and Kᵀ for the state update from a copy of K transposed in HBM
+  (`flywheel-layout{gdn-state-keys=transposed-copy}`: slower than a transpose per
+  chunk). Without --ablation, the default and the default with one value head per step
   (not stacked), which libtpu estimates at 8192 tokens.
 Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel (4 value heads per grid
 step) an estimate of 0 cycles for the kernel op (the rest of the module is estimated),
@@ -78,19 +80,20 @@ SLICE_LENGTHS = {SLICED: {"v6e": (8192, 16384), "tpu7x": (2048, 4096)},
                  CHUNKED: {"v6e": (512, 1024), "tpu7x": (512, 1024)}}
 # The longest length at which the full kernels (not only the slice) are profiled.
 LONGEST_FULL = 8192
-# (name, flywheel-tile options, passes between tiling and lowering)
+# (name, passes through tiling, passes between tiling and lowering)
 FLYWHEEL = [
-    ("FlyWheel, forward substitution", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", ""),
-    ("FlyWheel, + tri-inverse", "{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "{gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + bf16x3 products", "{gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + doubling", "{gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + shared operands", "{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + 2 chunks per step", "{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "{gdn-single-pass=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, defaults with one value head per step", "{gdn-heads=1}", "flywheel-tri-inverse,"),
-    ("FlyWheel (flywheel-tpu: + 4 chunks per step)", "", "flywheel-tri-inverse,"),
+    ("FlyWheel, forward substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", ""),
+    ("FlyWheel, + tri-inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-precision=fp32 gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + doubling", "flywheel-tile{gdn-shared-operands=false gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + shared operands", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-tile{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 2 chunks per step", "flywheel-tile{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, defaults with one value head per step", "flywheel-tile{gdn-heads=1}", "flywheel-tri-inverse,"),
+    ("FlyWheel (flywheel-tpu: + 4 chunks per step)", "flywheel-tile", "flywheel-tri-inverse,"),
 ]
 
 
@@ -115,7 +118,7 @@ def repeated(fn):
     return wrapped
 
 
-def flywheel_program(length, tile, passes, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
+def flywheel_program(length, tiling, passes, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
     tensor = lambda *dims: "tensor<" + "x".join(map(str, dims)) + ">"
     q = tensor(1, length, key_heads, DIM, "bf16")
     v = tensor(1, length, value_heads, DIM, "bf16")
@@ -127,7 +130,7 @@ def flywheel_program(length, tile, passes, key_heads=KEY_HEADS, value_heads=VALU
         f'scale = {DIM ** -0.5} : f32, chunk_size = {CHUNK} : i64, layout = "BTNH"}} : ({q}, {q}, {v}, {gate}, {gate}) -> ({v}, {state})\n'
         f"  return %o, %s : {v}, {state}\n}}\n"
     )
-    pipeline = f"builtin.module(flywheel-tile{tile},{passes}{LOWER})"
+    pipeline = f"builtin.module({tiling},{passes}{LOWER})"
     return subprocess.run([str(FLYWHEEL_OPT), "-", f"--pass-pipeline={pipeline}"], input=text, capture_output=True,
                           text=True, check=True).stdout
 
@@ -147,7 +150,7 @@ def slice_program(kernel, length):
     """The program of `kernel` (SLICED or CHUNKED) on the slice's heads."""
     key_heads, value_heads = SLICE_HEADS
     if kernel == SLICED:
-        return flywheel_program(length, "", "flywheel-tri-inverse,", key_heads, value_heads)
+        return flywheel_program(length, "flywheel-tile", "flywheel-tri-inverse,", key_heads, value_heads)
     # The scan over chunks unrolled: XLA's profile counts a while body once.
     fn = repeated(lambda q, k, v, g, beta: gdn_chunked(q, k, v, g, beta, chunk=CHUNK, unroll=True))
     return stablehlo(fn, *inputs(length, key_heads, value_heads))
@@ -178,10 +181,10 @@ def measure(lengths, targets, ablation):
             for kernel in (CHUNKED, SLICED):
                 rows.append({"kernel": kernel, "length": length, "target": target,
                              "cycles": sliced_cycles(kernel, length, target)})
-            for name, tile, passes in variants:
+            for name, tiling, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
-                             "cycles": cycles(flywheel_program(length, tile, passes), target, label)})
+                             "cycles": cycles(flywheel_program(length, tiling, passes), target, label)})
     return rows
 
 

@@ -1,7 +1,7 @@
 // flywheel-layout: records each attention kernel's operand layouts as attributes that
 // flywheel-tile honours: the orientation (standard S = Q·Kᵀ, or transposed Sᵀ = K·Qᵀ with
 // Oᵀ = Vᵀ·Pᵀ) and where each row of P is summed (in the PV matmul as P·[V | 1], or on
-// the VPU).
+// the VPU); and each Gated DeltaNet kernel's source of Kᵀ for its state update.
 
 // By default (v6e, Dv = 128: the ones columns fill the empty half of the 256-wide MXU):
 // standard orientation, row sum on the MXU.
@@ -84,3 +84,45 @@
 // An option value the pass does not know is an error.
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout=orientation=diagonal 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: invalid value 'diagonal' for option 'orientation' (standard|transposed)
+
+// Gated DeltaNet: flywheel-layout records where the state update Kᵀ·V' gets Kᵀ. By
+// default each chunk's K tile is transposed in the kernel ([64, 128] to [128, 64] here):
+// libtpu's static cycles favour it over reading a transposed copy.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-layout=remarks=true -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// GDN-REMARK: gdn-kernel-bf16.mlir:4:12: remark: layouts: state update keys transpose per chunk
+// RUN: FileCheck %s --check-prefix=GDN-ATTRIBUTES < %t.gdn.mlir
+// GDN-ATTRIBUTES: "flywheel.gated_delta"({{.*}}flywheel.state_keys = "transpose_per_chunk"
+// RUN: flywheel-opt %t.gdn.mlir --flywheel-tile | FileCheck %s --check-prefix=GDN-PER-CHUNK
+// GDN-PER-CHUNK: "flywheel.gated_delta_kernel"({{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
+// GDN-PER-CHUNK: "vector.transpose"(%{{.*}}) <{permutation = array<i64: 1, 0>}> : (vector<64x128xf32>) -> vector<128x64xf32>
+
+// With gdn-state-keys=transposed-copy, K also reaches the kernel transposed once by XLA,
+// [B, Nk, Dk, T'], and each step slices its chunks' Kᵀ from one [Dk, chunks x C] tile:
+// no transpose of K in the kernel.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile)' -o %t.gdn-copy.mlir
+// RUN: FileCheck %s --check-prefix=GDN-COPY < %t.gdn-copy.mlir
+// RUN: FileCheck %s --check-prefix=GDN-NO-TRANSPOSE < %t.gdn-copy.mlir
+// GDN-COPY: %[[KT:.*]] = "stablehlo.transpose"(%{{.*}}) <{permutation = array<i64: 2, 0, 1>}> : (tensor<2x64x128xbf16>) -> tensor<128x2x64xbf16>
+// GDN-COPY: %[[KT_BLOCKS:.*]] = "stablehlo.reshape"(%[[KT]]) {{.*}} -> tensor<1x1x128x128xbf16>
+// GDN-COPY: "flywheel.gated_delta_kernel"({{.*}}, %[[KT_BLOCKS]]) {{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1>
+// GDN-COPY: "vector.extract_strided_slice"(%{{.*}}) <{offsets = [0, 64], sizes = [128, 64], strides = [1, 1]}> : (vector<128x128xf32>) -> vector<128x64xf32>
+// GDN-COPY: {transform_indices = @key_chunks_transposed, window_bounds = array<i64: 1, 1, 128, 128>}
+// GDN-COPY: sym_name = "key_chunks_transposed"
+// GDN-NO-TRANSPOSE-NOT: (vector<64x128xf32>) -> vector<128x64xf32>
+// It compiles with libtpu.
+// RUN: flywheel-opt %t.gdn-copy.mlir --flywheel-lower-to-mosaic -o %t.gdn-copy.lowered.mlir
+// RUN: flywheel compile --target v6e %t.gdn-copy.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+
+// Near misses: each op kind gets only its own layout attributes.
+// RUN: FileCheck %s --check-prefix=GDN-ONLY < %t.gdn.mlir
+// GDN-ONLY-NOT: flywheel.orientation
+// RUN: FileCheck %s --check-prefix=ATTENTION-ONLY < %t.default.mlir
+// ATTENTION-ONLY-NOT: flywheel.state_keys
+
+// Diagnostics: a state_keys value flywheel-tile does not know keeps the op for the
+// reference lowering, with a remark; an unknown option value is an error.
+// RUN: sed 's/layout = "BTNH"}/layout = "BTNH", flywheel.state_keys = "sideways"}/' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-UNKNOWN
+// GDN-UNKNOWN: remark: kept for the reference lowering: flywheel.state_keys is "sideways", not "transpose_per_chunk" or "transposed_copy"
+// GDN-UNKNOWN: "flywheel.gated_delta"
+// RUN: not flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-layout=gdn-state-keys=sideways 2>&1 | FileCheck %s --check-prefix=GDN-OPTION
+// GDN-OPTION: invalid value 'sideways' for option 'gdn-state-keys' (transposed-copy|transpose-per-chunk)

@@ -156,7 +156,8 @@ irdl.dialect @flywheel {
 //   operands: q, k [B, Nk, T', Dk], v [B, Nv, T', Dv] (T' the length padded to whole
 //             chunks), g and beta f32 [B, Nv / H, T' / C, 1, H x C] (one row per chunk
 //             and block of H value heads, the heads one grid step serves),
-//             initial_state? f32 [B, Nv, Dk, Dv].
+//             initial_state? f32 [B, Nv, Dk, Dv], keys_transposed? (K again, as
+//             [B, Nk, Dk, T']: Kᵀ for the state updates).
 //   results:  o [B, Nv, T', Dv], final_state f32 [B, Nv, Dk, Dv].
 //   attributes: kernel, flops, transcendentals, bytes_accessed as for attention_kernel.
   irdl.operation @gated_delta_kernel {
@@ -166,13 +167,14 @@ irdl.dialect @flywheel {
     %g = irdl.base "!builtin.tensor"
     %beta = irdl.base "!builtin.tensor"
     %initial_state = irdl.base "!builtin.tensor"
+    %keys_transposed = irdl.base "!builtin.tensor"
     %o = irdl.base "!builtin.tensor"
     %final_state = irdl.base "!builtin.tensor"
     %flops = irdl.base "#builtin.integer"
     %transcendentals = irdl.base "#builtin.integer"
     %bytes_accessed = irdl.base "#builtin.integer"
     %kernel = irdl.base "#builtin.symbol_ref"
-    irdl.operands(q: %q, k: %k, v: %v, g: %g, beta: %beta, initial_state: optional %initial_state)
+    irdl.operands(q: %q, k: %k, v: %v, g: %g, beta: %beta, initial_state: optional %initial_state, keys_transposed: optional %keys_transposed)
     irdl.results(o: %o, final_state: %final_state)
     irdl.attributes {
       "flops" = %flops,

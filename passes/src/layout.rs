@@ -17,11 +17,19 @@
 //!
 //! GQA heads always share a grid step (their queries stacked into the matmul's rows, one
 //! pushed K/V block serving the group): `flywheel-tile` does that for every kernel.
+//!
+//! On each `flywheel.gated_delta` it records `flywheel.state_keys`, where the state
+//! update Kᵀ·V' gets Kᵀ (K·Kᵀ and Q·Kᵀ take K as the transposed right operand either
+//! way): `"transpose_per_chunk"` (the default: each key head's K tile transposed in the
+//! kernel, once per chunk) or `"transposed_copy"` (a second copy of K laid out
+//! [B, Nk, Dk, T'], transposed once in HBM, each step's [Dk, chunks x C] tile sliced per
+//! chunk: no transpose in the loop). libtpu's static cycles favour the transpose: the
+//! 2 key / 4 value head slice at 2048 tokens, v6e 220,165 against 221,437 with the copy.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{attention_ops, set_attribute},
+    tile_ir::{attention_ops, gated_delta_ops, set_attribute},
 };
 use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
 use melior::{
@@ -37,17 +45,19 @@ static PASS_ID: PassId = PassId;
 /// The attribute names `flywheel-tile` reads.
 pub const ORIENTATION: &str = "flywheel.orientation";
 pub const ROW_SUM: &str = "flywheel.row_sum";
+pub const STATE_KEYS: &str = "flywheel.state_keys";
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed"]), default: "standard", help: "Scores as Q·Kᵀ (standard) or Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed)" },
     OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["auto", "mxu", "vpu"]), default: "auto", help: "Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns fill an otherwise empty MXU half (auto)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation the auto row sum is chosen for" },
+    OptionSpec { name: "gdn-state-keys", kind: OptionKind::Choice(&["transposed-copy", "transpose-per-chunk"]), default: "transpose-per-chunk", help: "Where the Gated DeltaNet state update gets Kᵀ: a copy of K transposed once in HBM, or a transpose of K in each chunk" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
 ];
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-layout",
-    summary: "Choose MXU operand layouts for each attention kernel (orientation, row sum in the PV matmul)",
+    summary: "Choose MXU operand layouts for each attention kernel (orientation, row sum in the PV matmul) and Gated DeltaNet kernel (the keys its state update reads)",
     options: OPTIONS,
     create,
 };
@@ -66,6 +76,8 @@ pub enum RowSum {
 pub struct Request {
     pub transposed: bool,
     pub row_sum: RowSum,
+    /// Gated DeltaNet: Kᵀ for the state update from a copy transposed in HBM.
+    pub transposed_key_copy: bool,
 }
 
 fn create(options: &PassOptions) -> Pass {
@@ -74,13 +86,26 @@ fn create(options: &PassOptions) -> Pass {
         "vpu" => RowSum::Vpu,
         _ => RowSum::Auto { target_v6e: options.choice("target") == "v6e" },
     };
-    let request = Request { transposed: options.choice("orientation") == "transposed", row_sum };
+    let request = Request {
+        transposed: options.choice("orientation") == "transposed",
+        row_sum,
+        transposed_key_copy: options.choice("gdn-state-keys") == "transposed-copy",
+    };
     let remarks = options.bool("remarks");
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| layout(op, request, remarks))
 }
 
-/// Records the layouts of every attention under `root`.
+/// Records the layouts of every attention and Gated DeltaNet under `root`.
 pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
+    let state_keys = if request.transposed_key_copy { "transposed_copy" } else { "transpose_per_chunk" };
+    for raw in gated_delta_ops(root) {
+        // SAFETY: as below.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        set_attribute(op, STATE_KEYS, &format!("{state_keys:?}"));
+        if remarks {
+            emit_remark(op.location(), &format!("layouts: state update keys {}", state_keys.replace('_', " ")));
+        }
+    }
     for raw in attention_ops(root) {
         // SAFETY: the ops stay in place; only their attributes change.
         let op = unsafe { OperationRef::from_raw(raw) };
@@ -134,15 +159,23 @@ fn value_dim(attention: AttentionOp) -> Option<i64> {
 /// The layouts recorded on an attention op: (transposed, row sum on the MXU), or why an
 /// attribute is not understood. Absent attributes mean the baseline: standard, VPU.
 pub fn recorded(op: OperationRef) -> Result<(bool, bool), String> {
-    let read = |name: &str, baseline: &'static str, other: &'static str| -> Result<bool, String> {
-        match op.attribute(name) {
-            Err(_) => Ok(false),
-            Ok(attribute) => match StringAttribute::try_from(attribute).map(|s| s.value().to_owned()) {
-                Ok(value) if value == baseline => Ok(false),
-                Ok(value) if value == other => Ok(true),
-                _ => Err(format!("{name} is {attribute}, not \"{baseline}\" or \"{other}\"")),
-            },
-        }
-    };
-    Ok((read(ORIENTATION, "standard", "transposed")?, read(ROW_SUM, "vpu", "mxu")?))
+    Ok((recorded_choice(op, ORIENTATION, "standard", "transposed")?, recorded_choice(op, ROW_SUM, "vpu", "mxu")?))
+}
+
+/// Whether a Gated DeltaNet op's state update reads a transposed copy of K, or why its
+/// attribute is not understood. Absent means the baseline: a transpose per chunk.
+pub fn recorded_state_keys(op: OperationRef) -> Result<bool, String> {
+    recorded_choice(op, STATE_KEYS, "transpose_per_chunk", "transposed_copy")
+}
+
+/// Whether the string attribute `name` is `other` (true) or `baseline` or absent (false).
+fn recorded_choice(op: OperationRef, name: &str, baseline: &str, other: &str) -> Result<bool, String> {
+    match op.attribute(name) {
+        Err(_) => Ok(false),
+        Ok(attribute) => match StringAttribute::try_from(attribute).map(|s| s.value().to_owned()) {
+            Ok(value) if value == baseline => Ok(false),
+            Ok(value) if value == other => Ok(true),
+            _ => Err(format!("{name} is {attribute}, not \"{baseline}\" or \"{other}\"")),
+        },
+    }
 }

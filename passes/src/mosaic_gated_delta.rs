@@ -22,7 +22,9 @@
 //! x C) whose masks keep each head's C x C diagonal block, so A is block diagonal and one
 //! forward substitution of C - 1 steps inverts every head's block; the state products run
 //! per head, stage by stage across the heads. Q and K are loaded once per key head and
-//! repeated for the value heads reading it; Kᵀ is one transpose per key head. With
+//! repeated for the value heads reading it; Kᵀ, for the state updates, is one transpose
+//! per key head and chunk, or with `keys_transposed` sliced from a second copy of K laid
+//! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). With
 //! `shared_operands`, products that share an operand are one product: T [βV | βe^γK]
 //! and, per head, [W; e^γ Q] S. With `exp2_gates`, the gates are taken in base 2
 //! (g · log2(e), one multiply of the gate row before the cumsum) and every exponential
@@ -63,6 +65,9 @@ pub struct GatedDeltaPlan {
     /// Value heads one grid step serves (their chains are independent, so the scheduler
     /// can interleave them); divides the value heads, and the group or a multiple of it.
     pub heads_per_step: i64,
+    /// Kᵀ read from a transposed copy of K ([B, Nk, Dk, T'], after the initial state
+    /// among the operands) instead of transposed in each chunk.
+    pub keys_transposed: bool,
     /// Chunks one grid step runs, in order, the state passed from one to the next in
     /// registers: a chunk's chunk-parallel work does not wait for the state, so the
     /// scheduler can overlap it with the previous chunk's state products.
@@ -116,7 +121,8 @@ impl GatedDeltaPlan {
         let size = |element: &str| if element == "bf16" { 2 } else { 4 };
         let tokens = self.batch * self.value_heads * self.padded_length();
         let states = self.batch * self.value_heads * self.key_dim * self.value_dim * 4 * (1 + i64::from(self.initial_state));
-        tokens * ((2 * self.key_dim + self.value_dim) * size(&self.input) + self.value_dim * size(&self.output) + 2 * 4) + states
+        let key_copies = 2 + i64::from(self.keys_transposed);
+        tokens * ((key_copies * self.key_dim + self.value_dim) * size(&self.input) + self.value_dim * size(&self.output) + 2 * 4) + states
     }
 }
 
@@ -129,6 +135,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let rows = heads * c;
     let per_step = plan.chunks_per_step;
     let (q_window, v_window, gate_window, state_window) = ([1, key_slots, per_step * c, dk], [1, heads, per_step * c, dv], [1, 1, per_step, 1, rows], [1, heads, dk, dv]);
+    let k_t_window = [1, key_slots, dk, per_step * c];
     let state_scratch = [heads, dk, dv];
     let square = [rows, rows];
     let square_type = f32s(&square);
@@ -225,6 +232,14 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, rows]));
     let row_scale = w.splat(plan.scale, &[1, rows]);
     // The step's chunks in order, each state handed to the next in registers.
+    let step_keys_transposed: Option<Vec<String>> = plan.keys_transposed.then(|| {
+        (0..key_slots)
+            .map(|slot| {
+                let tile = w.load_block("%k_t", &k_t_window, input, &[1, 1, dk, per_step * c], &[0, slot, 0, 0], &[dk, per_step * c]);
+                to_f32(&mut w, &tile, &[dk, per_step * c])
+            })
+            .collect()
+    });
     let mut states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
     for sub in 0..per_step {
         let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
@@ -234,6 +249,10 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let (q, k) = (to_f32(&mut w, &q, &[rows, dk]), to_f32(&mut w, &k, &[rows, dk]));
         let keys_transposed: Vec<String> = (0..key_slots)
             .map(|slot| {
+                if let Some(columns) = &step_keys_transposed {
+                    let attributes = format!("{{offsets = [0, {}], sizes = [{dk}, {c}], strides = [1, 1]}}", sub * c);
+                    return w.op("vector.extract_strided_slice", &[(&columns[slot as usize], &f32s(&[dk, per_step * c]))], &attributes, &f32s(&[dk, c]));
+                }
                 let tile = w.load_block("%k", &q_window, input, &[1, 1, c, dk], &[0, slot, sub * c, 0], &[c, dk]);
                 let tile = to_f32(&mut w, &tile, &[c, dk]);
                 w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
@@ -360,8 +379,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     });
     w.line("\"func.return\"() : () -> ()");
 
-    // Operands in the call's order: q, k, v, g, beta, [initial state], then o and the
-    // final state, then the state scratch.
+    // Operands in the call's order: q, k, v, g, beta, [initial state], [Kᵀ], then o and
+    // the final state, then the state scratch.
     let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand { name, memref: memref(shape, element), window: window(shape, transform) };
     let mut operands = vec![
         operand("%q", &q_window, input, "key_chunks"),
@@ -373,6 +392,9 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     if plan.initial_state {
         operands.push(operand("%s0", &state_window, "f32", "states"));
     }
+    if plan.keys_transposed {
+        operands.push(operand("%k_t", &k_t_window, input, "key_chunks_transposed"));
+    }
     operands.push(operand("%o", &v_window, &plan.output, "value_chunks"));
     operands.push(operand("%s_final", &state_window, "f32", "states"));
     let scratch = [("%state", memref(&state_scratch, "f32"))];
@@ -382,10 +404,13 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         "    %heads = \"arith.constant\"() {{value = {heads} : i32}} : () -> i32\n    %group = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %slots = \"arith.constant\"() {{value = {key_slots} : i32}} : () -> i32\n    %first_value_head = \"arith.muli\"(%h, %heads) : (i32, i32) -> i32\n    %first_key_head = \"arith.divsi\"(%first_value_head, %group) : (i32, i32) -> i32\n    %key_block = \"arith.divsi\"(%first_key_head, %slots) : (i32, i32) -> i32\n",
         plan.group()
     );
-    let maps = index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
+    let mut maps = index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
         + &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4)
         + &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5)
         + &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
+    if plan.keys_transposed {
+        maps += &index_map("key_chunks_transposed", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %zero, %c", 4);
+    }
     let function = KernelFunction {
         name: KERNEL_NAME,
         grid_arguments: &GRID_ARGUMENTS,

@@ -10,7 +10,7 @@ use crate::{
     atoms::{Atoms, Axis},
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
-    layout::recorded,
+    layout::{recorded, recorded_state_keys},
     tile_ir::{attention_ops, gated_delta_ops, top_module},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     mosaic_gated_delta::{self, GatedDeltaPlan},
@@ -438,6 +438,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     }
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let chunk = if chunk == 0 { op.chunk_size()? } else { chunk };
+    let keys_transposed = recorded_state_keys(op.operation())?;
     let plan = GatedDeltaPlan {
         batch: at(&q, Role::Batch),
         key_heads: at(&k, Role::Heads),
@@ -455,6 +456,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         single_pass_products,
         shared_operands,
         exp2_gates,
+        keys_transposed,
         chunks_per_step: 1,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
@@ -519,6 +521,9 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         rearrange(operand(op_view.beta())?, &gate_axes, &gate_target)?,
     ];
     operands.extend(op_view.initial_state());
+    if plan.keys_transposed {
+        operands.push(rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), key_dim.clone(), time.clone()])?);
+    }
     let output_shape = [plan.batch, plan.value_heads, plan.padded_length(), plan.value_dim];
     let state_shape = [plan.batch, plan.value_heads, plan.key_dim, plan.value_dim];
     let kernel = kernel_op(
@@ -528,7 +533,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         |symbol| mosaic_gated_delta::kernel_module(plan, symbol),
         &operands,
         &[b.tensor_type(&output_shape, &plan.output), b.tensor_type(&state_shape, "f32")],
-        &format!("1, 1, 1, 1, 1, {}", i32::from(plan.initial_state)),
+        &format!("1, 1, 1, 1, 1, {}, {}", i32::from(plan.initial_state), i32::from(plan.keys_transposed)),
         [plan.flops(), plan.transcendentals(), plan.bytes_accessed()],
     )?;
     let final_state: Value = kernel.result(1).expect("final state").into();

@@ -53,24 +53,27 @@ const CASES: &[Case] = &[
 /// Relative L2 every variant with f32 products stays within (the budget).
 const F32_PRODUCTS: f64 = 1e-3;
 
-/// How each case also runs: (name, `flywheel-tile` options, passes after it, relative L2
-/// tolerance).
+/// How each case also runs: (name, passes through `flywheel-tile`, passes after it,
+/// relative L2 tolerance).
 const VARIANTS: &[(&str, &str, &str, f64)] = &[
-    ("forward_substitution", "{gdn-heads=1 gdn-precision=fp32}", "", F32_PRODUCTS),
-    ("tri_inverse", "{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},", F32_PRODUCTS),
-    ("heads_per_step", "{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},", F32_PRODUCTS),
+    ("forward_substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "", F32_PRODUCTS),
+    ("tri_inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},", F32_PRODUCTS),
+    ("heads_per_step", "flywheel-tile{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},", F32_PRODUCTS),
     // With gates in base 2 (exp2) too.
-    ("doubling", "{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    ("doubling", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     // Two and four chunks per grid step, the state handed on in registers.
-    ("chunks_per_step", "{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    ("stacked_chunks_per_step", "{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
+    ("chunks_per_step", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    ("stacked_chunks_per_step", "flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 8 by
     // doubling.
-    ("defaults", "", "flywheel-tri-inverse,", F32_PRODUCTS),
+    ("defaults", "flywheel-tile", "flywheel-tri-inverse,", F32_PRODUCTS),
+    // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
+    // sliced per chunk from each step's four chunks.
+    ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // The products after the inverse in one bf16 pass each, as fla takes them: measured
     // relative L2 2.7e-3 to 3.8e-3, 6.7e-3 with correlated keys — over the f32 budget,
     // so off by default.
-    ("single_pass", "{gdn-single-pass=true}", "flywheel-tri-inverse,", 1e-2),
+    ("single_pass", "flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,", 1e-2),
 ];
 
 pub fn trials() -> Vec<Trial> {
@@ -151,7 +154,7 @@ fn inputs(case: &Case) -> Vec<Array> {
 
 fn check(case: &Case, tile: &str, passes: &str, rtol: f64) -> Result<(), Failed> {
     let source = module(case);
-    let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module(flywheel-tile{tile},{passes}flywheel-lower-to-mosaic)"))?;
+    let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module({tile},{passes}flywheel-lower-to-mosaic)"))?;
     let reference = opt(case.name, &source, "flywheel-lower-to-stablehlo")?;
     if with_kernel.matches("\"tpu_custom_call\"").count() != 1 {
         return Err("expected one kernel".into());
