@@ -18,11 +18,13 @@ Rows:
   once), from a 4-head slice like SLICED below (at all 32 heads libtpu's profile of it
   passed this machine's 24 GiB and was killed already at 512 tokens); tpu7x gives its
   fusions 0 cycles (no estimate).
-- FlyWheel: `flywheel-tpu`'s chain (flywheel-tile, flywheel-tri-inverse, lowering); with
-  --ablation also each step towards it: forward substitution alone, + tri-inverse (blocks
-  of 8 by substitution), + stacked heads, + bf16x3 products, + doubling, + shared
-  operands, + 2 and + 4 chunks per grid step (the state handed on in registers, so a
-  chunk's chunk-parallel work overlaps the previous chunk's state products), and three
+- FlyWheel: `flywheel-tpu`'s chain for GDN (flywheel-tile, flywheel-pipeline,
+  flywheel-tri-inverse, lowering); with --ablation also each step towards it: forward
+  substitution alone, + tri-inverse (blocks of 8 by substitution), + stacked heads, +
+  bf16x3 products, + doubling, + shared operands, + 2 and + 4 chunks per grid step (the
+  state handed on in registers, so a chunk's chunk-parallel work can overlap the previous
+  chunk's state products), + flywheel-pipeline (each chunk's parallel work issued before
+  the previous chunk's state update), and three
   options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing), the
   products after the inverse in one bf16 pass (`gdn-single-pass`: over the 1e-3 error
   budget) and Kᵀ for the state update from a copy of K transposed in HBM
@@ -90,10 +92,12 @@ FLYWHEEL = [
     ("FlyWheel, + shared operands", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
     ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-tile{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, + 2 chunks per step", "flywheel-tile{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 4 chunks per step", "flywheel-tile", "flywheel-tri-inverse,"),
     ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile", "flywheel-tri-inverse,"),
-    ("FlyWheel, defaults with one value head per step", "flywheel-tile{gdn-heads=1}", "flywheel-tri-inverse,"),
-    ("FlyWheel (flywheel-tpu: + 4 chunks per step)", "flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, defaults with one value head per step", "flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
+    ("FlyWheel (flywheel-tpu: + each chunk's parallel work before the previous chunk's state update)", "flywheel-tile",
+     "flywheel-pipeline,flywheel-tri-inverse,"),
 ]
 
 
@@ -150,7 +154,7 @@ def slice_program(kernel, length):
     """The program of `kernel` (SLICED or CHUNKED) on the slice's heads."""
     key_heads, value_heads = SLICE_HEADS
     if kernel == SLICED:
-        return flywheel_program(length, "flywheel-tile", "flywheel-tri-inverse,", key_heads, value_heads)
+        return flywheel_program(length, *FLYWHEEL[-1][1:], key_heads, value_heads)
     # The scan over chunks unrolled: XLA's profile counts a while body once.
     fn = repeated(lambda q, k, v, g, beta: gdn_chunked(q, k, v, g, beta, chunk=CHUNK, unroll=True))
     return stablehlo(fn, *inputs(length, key_heads, value_heads))

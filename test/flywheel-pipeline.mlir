@@ -3,6 +3,7 @@
 // scores then softmax update each; the pass annotates each op with its unit and latency,
 // schedules each sub-block's score ops before an earlier update, and expands the
 // schedule by moving them. Each step can be stopped after (steps=annotate|schedule).
+// Gated DeltaNet kernels (at the end) get the same steps over their chunks.
 
 // flywheel-tile splits 256-key blocks into two sub-blocks of 128 keys, in program order:
 // K rows 0..127, QKᵀ, softmax and PV, then K rows 128..255, QKᵀ, softmax and PV.
@@ -96,3 +97,61 @@
 // RUN: not test -e %t.none.mlir
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=steps=all 2>&1 | FileCheck %s --check-prefix=STEPS
 // STEPS: invalid value 'all' for option 'steps'
+
+// Gated DeltaNet: flywheel-tile writes a grid step's chunks in order (here one step of
+// two 64-token chunks, two value heads stacked): each chunk's parallel work (K Kᵀ and
+// Q Kᵀ as bf16 128x128 products, gates, the inverse, U and W), then its state update
+// (W S with the state loaded at the step's start, V', O and its store, Kᵀ V').
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile -o %t.gdn.mlir
+// RUN: FileCheck %s --check-prefix=GDN-SEQUENTIAL < %t.gdn.mlir
+// GDN-SEQUENTIAL: %[[S0:.*]] = "vector.shape_cast"(%{{.*}}) : (vector<1x128x128xf32>) -> vector<128x128xf32>
+// GDN-SEQUENTIAL-COUNT-2: {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
+// GDN-SEQUENTIAL: "flywheel.matmul"(%{{.*}}, %[[S0]], %{{.*}})
+// GDN-SEQUENTIAL: {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
+
+// annotate: each op's chunk, stage and position. The initial-state write is serial, the
+// state loads and all that uses them (the output store too) are the state's, the rest
+// is parallel.
+// RUN: flywheel-opt %t.gdn.mlir --flywheel-pipeline=steps=annotate | FileCheck %s --check-prefix=GDN-ANNOTATE
+// GDN-ANNOTATE: }) {flywheel.chunk = 0 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "serial"} : (i1) -> ()
+// GDN-ANNOTATE: "vector.load"(%{{.*}}) {flywheel.chunk = 0 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "state"} : (memref<2x128x128xf32>
+// GDN-ANNOTATE: "flywheel.matmul"({{.*}}) {flywheel.chunk = 0 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "parallel", transpose_rhs = true}
+// GDN-ANNOTATE: "tpu.vector_store"({{.*}}flywheel.chunk = 0 : i64, {{.*}}flywheel.stage = "state"{{.*}}memref<1x2x128x128xbf16>
+// GDN-ANNOTATE: "flywheel.matmul"({{.*}}) {flywheel.chunk = 1 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "parallel", transpose_rhs = true}
+
+// schedule: chunk 1's parallel ops are to issue before chunk 0's first product of the
+// state with its parallel work (W S); chunk 0's ops stay.
+// RUN: flywheel-opt %t.gdn.mlir --flywheel-pipeline='steps=schedule remarks=true' -o %t.gdn.scheduled.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// GDN-REMARK: remark: @flywheel_kernel_0: 2 chunks, {{[0-9]+}} chunk-parallel ops issued 1 chunk(s) ahead of the state updates
+// RUN: FileCheck %s --check-prefix=GDN-SCHEDULE < %t.gdn.scheduled.mlir
+// GDN-SCHEDULE: "flywheel.matmul"({{.*}}) {flywheel.chunk = 0 : i64, flywheel.position = [[ANCHOR:[0-9]+]] : i64, flywheel.stage = "state"
+// GDN-SCHEDULE: "flywheel.matmul"({{.*}}) {flywheel.chunk = 1 : i64, flywheel.issue_before = [[ANCHOR]] : i64, {{.*}}flywheel.stage = "parallel", transpose_rhs = true}
+// RUN: FileCheck %s --check-prefix=GDN-CHUNK0-STAYS < %t.gdn.scheduled.mlir
+// GDN-CHUNK0-STAYS-NOT: flywheel.chunk = 0 : i64, flywheel.issue_before
+
+// expand: chunk 1's K Kᵀ and Q Kᵀ now come before chunk 0's W S; no annotation is left.
+// RUN: flywheel-opt %t.gdn.mlir --flywheel-pipeline -o %t.gdn.pipelined.mlir
+// RUN: FileCheck %s --check-prefix=GDN-ORDER < %t.gdn.pipelined.mlir
+// GDN-ORDER: %[[S0:.*]] = "vector.shape_cast"(%{{.*}}) : (vector<1x128x128xf32>) -> vector<128x128xf32>
+// GDN-ORDER-COUNT-4: {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
+// GDN-ORDER: "flywheel.matmul"(%{{.*}}, %[[S0]], %{{.*}})
+// RUN: FileCheck %s --check-prefix=GDN-CLEAN < %t.gdn.pipelined.mlir
+// GDN-CLEAN-NOT: flywheel.chunk
+// GDN-CLEAN-NOT: flywheel.stage
+// GDN-CLEAN-NOT: flywheel.issue_before
+// The pipelined kernel compiles and matches the reference (gated_delta::pipelined::<case>
+// and gated_delta::defaults::<case> in the suite check its numerics).
+// RUN: flywheel-opt %t.gdn.pipelined.mlir --flywheel-tri-inverse --flywheel-lower-to-mosaic -o %t.gdn.lowered.mlir
+// RUN: flywheel compile --target v6e %t.gdn.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+
+// Near misses: one chunk per step has nothing to overlap; lookahead 0 keeps program order.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-chunks-per-step=1},flywheel-pipeline{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ONE-CHUNK
+// GDN-ONE-CHUNK: remark: @flywheel_kernel_0: 1 chunk(s): nothing scheduled
+// RUN: flywheel-opt %t.gdn.mlir --flywheel-pipeline='gdn-lookahead=0 remarks=true' -o %t.gdn.unmoved.mlir 2>&1 | FileCheck %s --check-prefix=GDN-NO-LOOKAHEAD
+// GDN-NO-LOOKAHEAD: remark: @flywheel_kernel_0: 2 chunk(s): nothing scheduled
+// RUN: FileCheck %s --check-prefix=GDN-SEQUENTIAL < %t.gdn.unmoved.mlir
+
+// Diagnostics: a negative lookahead is an error, with no output file.
+// RUN: not flywheel-opt %t.gdn.mlir --flywheel-pipeline=gdn-lookahead=-1 -o %t.gdn.none.mlir 2>&1 | FileCheck %s --check-prefix=GDN-NEGATIVE
+// GDN-NEGATIVE: error: flywheel-pipeline: gdn-lookahead must be at least 0, not -1
+// RUN: not test -e %t.gdn.none.mlir

@@ -64,9 +64,12 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // Two and four chunks per grid step, the state handed on in registers.
     ("chunks_per_step", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     ("stacked_chunks_per_step", "flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
-    // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, blocks of 8 by
-    // doubling.
-    ("defaults", "flywheel-tile", "flywheel-tri-inverse,", F32_PRODUCTS),
+    // Four chunks per step, f32 products, one head per step, each chunk's parallel work
+    // issued two chunks ahead of the state updates.
+    ("pipelined", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, each chunk's
+    // parallel work before the previous chunk's state update, blocks of 8 by doubling.
+    ("defaults", "flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
     // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
     // sliced per chunk from each step's four chunks.
     ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
