@@ -85,13 +85,15 @@
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout=orientation=diagonal 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: invalid value 'diagonal' for option 'orientation' (standard|transposed)
 
-// Gated DeltaNet: flywheel-layout records where the state update Kᵀ·V' gets Kᵀ. By
+// Gated DeltaNet: flywheel-layout records whether products that share an operand are
+// one product (by default they are: T [βV | βe^γK] and, per head, [W; e^γ Q] S; the
+// flywheel-tile tests check the kernel) and where the state update Kᵀ·V' gets Kᵀ. By
 // default each chunk's K tile is transposed in the kernel ([64, 128] to [128, 64] here):
 // libtpu's static cycles favour it over reading a transposed copy.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-layout=remarks=true -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
-// GDN-REMARK: gdn-kernel-bf16.mlir:4:12: remark: layouts: state update keys transpose per chunk
+// GDN-REMARK: gdn-kernel-bf16.mlir:4:12: remark: layouts: shared operands, state update keys transpose per chunk
 // RUN: FileCheck %s --check-prefix=GDN-ATTRIBUTES < %t.gdn.mlir
-// GDN-ATTRIBUTES: "flywheel.gated_delta"({{.*}}flywheel.state_keys = "transpose_per_chunk"
+// GDN-ATTRIBUTES: "flywheel.gated_delta"({{.*}}flywheel.operand_sharing = "shared", flywheel.state_keys = "transpose_per_chunk"
 // RUN: flywheel-opt %t.gdn.mlir --flywheel-tile | FileCheck %s --check-prefix=GDN-PER-CHUNK
 // GDN-PER-CHUNK: "flywheel.gated_delta_kernel"({{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // GDN-PER-CHUNK: "vector.transpose"(%{{.*}}) <{permutation = array<i64: 1, 0>}> : (vector<64x128xf32>) -> vector<128x64xf32>
@@ -113,16 +115,25 @@
 // RUN: flywheel-opt %t.gdn-copy.mlir --flywheel-lower-to-mosaic -o %t.gdn-copy.lowered.mlir
 // RUN: flywheel compile --target v6e %t.gdn-copy.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 
+// With gdn-shared-operands=false the products stay apart.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{gdn-shared-operands=false remarks=true},flywheel-tile)' 2>&1 | FileCheck %s --check-prefix=GDN-SEPARATE
+// GDN-SEPARATE: remark: layouts: separate operands, state update keys transpose per chunk
+// GDN-SEPARATE-NOT: -> vector<128x256xf32>
+
 // Near misses: each op kind gets only its own layout attributes.
 // RUN: FileCheck %s --check-prefix=GDN-ONLY < %t.gdn.mlir
 // GDN-ONLY-NOT: flywheel.orientation
+// GDN-ONLY-NOT: flywheel.row_sum
 // RUN: FileCheck %s --check-prefix=ATTENTION-ONLY < %t.default.mlir
 // ATTENTION-ONLY-NOT: flywheel.state_keys
+// ATTENTION-ONLY-NOT: flywheel.operand_sharing
 
 // Diagnostics: a state_keys value flywheel-tile does not know keeps the op for the
 // reference lowering, with a remark; an unknown option value is an error.
 // RUN: sed 's/layout = "BTNH"}/layout = "BTNH", flywheel.state_keys = "sideways"}/' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-UNKNOWN
 // GDN-UNKNOWN: remark: kept for the reference lowering: flywheel.state_keys is "sideways", not "transpose_per_chunk" or "transposed_copy"
 // GDN-UNKNOWN: "flywheel.gated_delta"
+// RUN: sed 's/layout = "BTNH"}/layout = "BTNH", flywheel.operand_sharing = "some"}/' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-UNKNOWN-SHARING
+// GDN-UNKNOWN-SHARING: remark: kept for the reference lowering: flywheel.operand_sharing is "some", not "separate" or "shared"
 // RUN: not flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-layout=gdn-state-keys=sideways 2>&1 | FileCheck %s --check-prefix=GDN-OPTION
 // GDN-OPTION: invalid value 'sideways' for option 'gdn-state-keys' (transposed-copy|transpose-per-chunk)

@@ -84,14 +84,14 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // products ask Mosaic for fp32 precision (the MXU's default would round them to bf16);
 // with gdn-precision=bf16x3 each is three one-pass bf16 products of the operands' high
 // and low bf16 parts instead. The body is checked decoded from the call's config.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-precision=fp32},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=fp32},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %{{.*}}:2 = "stablehlo.custom_call"({{.*}}call_target_name = "tpu_custom_call"{{.*}}result_layouts = [dense<[3, 2, 1, 0]> : tensor<4xindex>, dense<[3, 2, 1, 0]> : tensor<4xindex>]}> {kernel_name = "flywheel_gated_delta"}
 // GDN-SAME: -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=FP32
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<8x128xf32>, vector<128x128xf32>, vector<8x128xf32>)
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3
 // BF16X3-NOT: contract_precision
 // BF16X3: %[[HIGH:.*]] = "stable_mosaic.arith.truncf"(%[[X:.*]]) : (vector<8x128xf32>) -> vector<8x128xbf16>
@@ -103,7 +103,7 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3-NEXT: "stable_mosaic.tpu.matmul"(%[[HIGH]], %{{.*}}, %[[P2]])
 // With gdn-single-pass the products after the inverse are one pass of the operands'
 // bf16 roundings, with no low parts: U and W from T [βV | βe^γK] first.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-single-pass=true},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn1.mlir
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn1.mlir
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn1.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=SINGLE
 // SINGLE: %[[J:.*]] = "stable_mosaic.tpu.concatenate"({{.*}}) {dimension = 1 : i32} : (vector<128x128xf32>, vector<128x128xf32>) -> vector<128x256xf32>
 // SINGLE: %[[T:.*]] = "stable_mosaic.arith.truncf"(%{{.*}}) : (vector<128x128xf32>) -> vector<128x128xbf16>

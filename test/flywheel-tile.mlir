@@ -119,11 +119,11 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (32, 64, 128 or 256)
 // By default a step stacks as many value heads as fill 256 rows: here both heads (their
 // group), reading one key head.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{remarks=true})' 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
 // GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 2 value head(s) and 2 chunk(s) per step)
 // GDN-STACKED: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
-// Shared operands (the default): one product T [bV | b e^g K], and per head one
-// [W; e^g Q] S.
+// Shared operands (as flywheel-layout records by default): one product T [bV | b e^g K],
+// and per head one [W; e^g Q] S.
 // GDN-STACKED: %[[JOINED:.*]] = "tpu.concatenate"({{.*}}) {dimension = 1 : i32} : (vector<128x128xf32>, vector<128x128xf32>) -> vector<128x256xf32>
 // GDN-STACKED: "flywheel.matmul"(%[[T:.*]], %[[JOINED]], {{.*}} -> vector<128x256xf32>
 // GDN-STACKED: %[[WQ:.*]] = "tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
@@ -145,12 +145,13 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-STEP: window_bounds = array<i64: 1, 1, 128, 128>
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-chunks-per-step=3 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-STEP-BAD
 // GDN-STEP-BAD: remark: kept for the reference lowering: 3 chunks per grid step (1, 2 or 4)
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-shared-operands=false | FileCheck %s --check-prefix=GDN-APART
+// Without a recorded layout the products stay apart.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile | FileCheck %s --check-prefix=GDN-APART
 // GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
 // GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)
 // With gdn-single-pass the products after the inverse (U and W, the state products,
 // P V', Kᵀ V') are one bf16 pass each; the gate cumsums and the inverse keep bf16x3.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-single-pass=true gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-SINGLE
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-SINGLE
 // GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = true} : (vector<8x128xf32>
 // GDN-SINGLE: "scf.for"
 // GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false}

@@ -4,7 +4,7 @@
 // diagonal blocks for block - 1 steps, then merges X <- X - X (E X) on the MXU, E the
 // lower-left blocks of A inside blocks twice the size solved so far.
 
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-precision=fp32' -o %t.tiled.mlir
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32})' -o %t.tiled.mlir
 // The baseline: 63 steps on A itself.
 // RUN: FileCheck %s --check-prefix=BASE < %t.tiled.mlir
 // BASE: %[[BELOW:.*]] = "arith.cmpi"(%[[ROW:.*]], %[[COLUMN:.*]]) <{predicate = 4 : i64}>
@@ -55,7 +55,7 @@
 // that is zero off its diagonal 64-blocks (A's select also keeps row / 64 == column /
 // 64): the loop has 63 steps, and the merges stop at 64. The products keep the loop's
 // precision.
-// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile{gdn-heads=4},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
+// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
 // STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // STACKED-NOT: dense<128> : vector<256x256xi32>
 // The defaults: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
@@ -85,7 +85,7 @@
 // RUN: sed -E 's/"flywheel.matmul"\((%[0-9]+), (%arg[0-9]+), /"flywheel.matmul"(\2, \1, /' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=ORDER
 // ORDER: remark: @flywheel_kernel_0: loop left alone: the step's product is not A X
 // A chunk no larger than a block is already solved by its loop.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{chunk=16 gdn-heads=1},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{chunk=16 gdn-heads=1},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: remark: @flywheel_kernel_0: a 16 x 16 inverse is already one diagonal block of 16
 // Attention kernels have no such loop; bad options are errors.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=ATTENTION

@@ -18,7 +18,10 @@
 //! GQA heads always share a grid step (their queries stacked into the matmul's rows, one
 //! pushed K/V block serving the group): `flywheel-tile` does that for every kernel.
 //!
-//! On each `flywheel.gated_delta` it records `flywheel.state_keys`, where the state
+//! On each `flywheel.gated_delta` it records `flywheel.operand_sharing`: `"shared"` (the
+//! default: products that share an operand are one product, T [βV | βe^γK] giving U and W
+//! as wide as the MXU, and per head [W; e^γ Q] S giving W S and Q S) or `"separate"`; and
+//! `flywheel.state_keys`, where the state
 //! update Kᵀ·V' gets Kᵀ (K·Kᵀ and Q·Kᵀ take K as the transposed right operand either
 //! way): `"transpose_per_chunk"` (the default: each key head's K tile transposed in the
 //! kernel, once per chunk) or `"transposed_copy"` (a second copy of K laid out
@@ -46,18 +49,20 @@ static PASS_ID: PassId = PassId;
 pub const ORIENTATION: &str = "flywheel.orientation";
 pub const ROW_SUM: &str = "flywheel.row_sum";
 pub const STATE_KEYS: &str = "flywheel.state_keys";
+pub const OPERAND_SHARING: &str = "flywheel.operand_sharing";
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed"]), default: "standard", help: "Scores as Q·Kᵀ (standard) or Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed)" },
     OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["auto", "mxu", "vpu"]), default: "auto", help: "Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns fill an otherwise empty MXU half (auto)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation the auto row sum is chosen for" },
+    OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In each Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "gdn-state-keys", kind: OptionKind::Choice(&["transposed-copy", "transpose-per-chunk"]), default: "transpose-per-chunk", help: "Where the Gated DeltaNet state update gets Kᵀ: a copy of K transposed once in HBM, or a transpose of K in each chunk" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
 ];
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-layout",
-    summary: "Choose MXU operand layouts for each attention kernel (orientation, row sum in the PV matmul) and Gated DeltaNet kernel (the keys its state update reads)",
+    summary: "Choose MXU operand layouts for each attention kernel (orientation, row sum in the PV matmul) and Gated DeltaNet kernel (shared operands, the keys its state update reads)",
     options: OPTIONS,
     create,
 };
@@ -78,6 +83,8 @@ pub struct Request {
     pub row_sum: RowSum,
     /// Gated DeltaNet: Kᵀ for the state update from a copy transposed in HBM.
     pub transposed_key_copy: bool,
+    /// Gated DeltaNet: products that share an operand done as one.
+    pub shared_operands: bool,
 }
 
 fn create(options: &PassOptions) -> Pass {
@@ -90,6 +97,7 @@ fn create(options: &PassOptions) -> Pass {
         transposed: options.choice("orientation") == "transposed",
         row_sum,
         transposed_key_copy: options.choice("gdn-state-keys") == "transposed-copy",
+        shared_operands: options.bool("gdn-shared-operands"),
     };
     let remarks = options.bool("remarks");
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| layout(op, request, remarks))
@@ -98,12 +106,14 @@ fn create(options: &PassOptions) -> Pass {
 /// Records the layouts of every attention and Gated DeltaNet under `root`.
 pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
     let state_keys = if request.transposed_key_copy { "transposed_copy" } else { "transpose_per_chunk" };
+    let sharing = if request.shared_operands { "shared" } else { "separate" };
     for raw in gated_delta_ops(root) {
         // SAFETY: as below.
         let op = unsafe { OperationRef::from_raw(raw) };
+        set_attribute(op, OPERAND_SHARING, &format!("{sharing:?}"));
         set_attribute(op, STATE_KEYS, &format!("{state_keys:?}"));
         if remarks {
-            emit_remark(op.location(), &format!("layouts: state update keys {}", state_keys.replace('_', " ")));
+            emit_remark(op.location(), &format!("layouts: {sharing} operands, state update keys {}", state_keys.replace('_', " ")));
         }
     }
     for raw in attention_ops(root) {
@@ -162,10 +172,11 @@ pub fn recorded(op: OperationRef) -> Result<(bool, bool), String> {
     Ok((recorded_choice(op, ORIENTATION, "standard", "transposed")?, recorded_choice(op, ROW_SUM, "vpu", "mxu")?))
 }
 
-/// Whether a Gated DeltaNet op's state update reads a transposed copy of K, or why its
-/// attribute is not understood. Absent means the baseline: a transpose per chunk.
-pub fn recorded_state_keys(op: OperationRef) -> Result<bool, String> {
-    recorded_choice(op, STATE_KEYS, "transpose_per_chunk", "transposed_copy")
+/// The layouts recorded on a Gated DeltaNet op: (operands shared, the state update's Kᵀ
+/// from a transposed copy), or why an attribute is not understood. Absent attributes mean
+/// the baseline: separate products, a transpose per chunk.
+pub fn recorded_gated_delta(op: OperationRef) -> Result<(bool, bool), String> {
+    Ok((recorded_choice(op, OPERAND_SHARING, "separate", "shared")?, recorded_choice(op, STATE_KEYS, "transpose_per_chunk", "transposed_copy")?))
 }
 
 /// Whether the string attribute `name` is `other` (true) or `baseline` or absent (false).

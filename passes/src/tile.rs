@@ -10,7 +10,7 @@ use crate::{
     atoms::{Atoms, Axis},
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
-    layout::{recorded, recorded_state_keys},
+    layout::{recorded, recorded_gated_delta},
     tile_ir::{attention_ops, gated_delta_ops, top_module},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     mosaic_gated_delta::{self, GatedDeltaPlan},
@@ -49,7 +49,6 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the gate cumsums and the inverse keep gdn-precision" },
     OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
     OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (g x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,835,760 against 1,830,129)" },
-    OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In the Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
 
@@ -100,7 +99,6 @@ fn create(options: &PassOptions) -> Pass {
         heads: options.int("gdn-heads"),
         bf16x3: options.choice("gdn-precision") == "bf16x3",
         single_pass_products: options.bool("gdn-single-pass"),
-        shared_operands: options.bool("gdn-shared-operands"),
         exp2_gates: options.bool("gdn-exp2"),
         chunks_per_step: options.int("gdn-chunks-per-step"),
     };
@@ -384,8 +382,6 @@ pub struct GatedDeltaOptions {
     pub bf16x3: bool,
     /// The products after the inverse in one bf16 pass.
     pub single_pass_products: bool,
-    /// One product for each pair of products sharing an operand.
-    pub shared_operands: bool,
     /// Gates in base 2 and exp2 for their exponentials.
     pub exp2_gates: bool,
     /// Chunks per grid step, the state passed on in registers.
@@ -423,7 +419,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, bf16x3, single_pass_products, shared_operands, exp2_gates, chunks_per_step } = options;
+    let GatedDeltaOptions { chunk, heads, bf16x3, single_pass_products, exp2_gates, chunks_per_step } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -438,7 +434,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     }
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let chunk = if chunk == 0 { op.chunk_size()? } else { chunk };
-    let keys_transposed = recorded_state_keys(op.operation())?;
+    let (shared_operands, keys_transposed) = recorded_gated_delta(op.operation())?;
     let plan = GatedDeltaPlan {
         batch: at(&q, Role::Batch),
         key_heads: at(&k, Role::Heads),

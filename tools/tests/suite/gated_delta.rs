@@ -56,27 +56,28 @@ const F32_PRODUCTS: f64 = 1e-3;
 /// How each case also runs: (name, passes through `flywheel-tile`, passes after it,
 /// relative L2 tolerance).
 const VARIANTS: &[(&str, &str, &str, f64)] = &[
-    ("forward_substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "", F32_PRODUCTS),
-    ("tri_inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},", F32_PRODUCTS),
-    ("heads_per_step", "flywheel-tile{gdn-heads=4 gdn-precision=fp32 gdn-shared-operands=false}", "flywheel-tri-inverse{diagonal=substitution},", F32_PRODUCTS),
+    ("forward_substitution", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "", F32_PRODUCTS),
+    ("tri_inverse", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},", F32_PRODUCTS),
+    // Four heads per step, products apart (no layout recorded).
+    ("heads_per_step", "flywheel-tile{gdn-heads=4 gdn-precision=fp32}", "flywheel-tri-inverse{diagonal=substitution},", F32_PRODUCTS),
     // With gates in base 2 (exp2) too.
-    ("doubling", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    ("doubling", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     // Two and four chunks per grid step, the state handed on in registers.
-    ("chunks_per_step", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    ("stacked_chunks_per_step", "flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
+    ("chunks_per_step", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    ("stacked_chunks_per_step", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // Four chunks per step, f32 products, one head per step, each chunk's parallel work
     // issued two chunks ahead of the state updates.
-    ("pipelined", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, each chunk's
     // parallel work before the previous chunk's state update, blocks of 8 by doubling.
-    ("defaults", "flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
     // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
     // sliced per chunk from each step's four chunks.
     ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // The products after the inverse in one bf16 pass each, as fla takes them: measured
     // relative L2 2.7e-3 to 3.8e-3, 6.7e-3 with correlated keys — over the f32 budget,
     // so off by default.
-    ("single_pass", "flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,", 1e-2),
+    ("single_pass", "flywheel-layout,flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,", 1e-2),
 ];
 
 pub fn trials() -> Vec<Trial> {
