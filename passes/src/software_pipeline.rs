@@ -64,8 +64,8 @@ pub const CHUNK: &str = "flywheel.chunk";
 pub const STAGE: &str = "flywheel.stage";
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "steps", kind: OptionKind::Choice(&["expand", "schedule", "annotate"]), default: "expand", help: "Stop after this step (annotate: units and latencies; schedule: issue points; expand: the reordered body)" },
-    OptionSpec { name: "gdn-lookahead", kind: OptionKind::Int, default: "1", help: "Gated DeltaNet: chunk c + this many's chunk-parallel work is issued before chunk c's state update (0: program order)" },
+    OptionSpec { name: "steps", kind: OptionKind::Choice(&["expand", "schedule", "annotate"]), default: "expand", help: "Stop after this step (annotate: units and latencies, or a GDN step's chunks and stages; schedule: issue points; expand: the reordered body)" },
+    OptionSpec { name: "gdn-lookahead", kind: OptionKind::Int, default: "1", help: "Gated DeltaNet: how many chunks ahead each chunk's parallel work is issued, before the state update of the chunk that many earlier (0: program order)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the schedule of each kernel" },
 ];
 
