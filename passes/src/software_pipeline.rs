@@ -397,11 +397,11 @@ fn schedule(body: BlockRef) -> String {
         // The scores end where the first reduction (the row max) reads them.
         let mut forward = BTreeSet::from([position]);
         let mut reduction = None;
-        for index in position..ops.len() {
+        for (index, later) in ops.iter().enumerate().skip(position) {
             if !forward.contains(&index) {
                 continue;
             }
-            if name(ops[index]) == "vector.multi_reduction" {
+            if name(*later) == "vector.multi_reduction" {
                 reduction = Some(index);
                 break;
             }
