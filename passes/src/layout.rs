@@ -21,12 +21,11 @@
 //! On each `flywheel.gated_delta` it records `flywheel.operand_sharing`: `"shared"` (the
 //! default: products that share an operand are one product, T [βV | βe^γK] giving U and W
 //! as wide as the MXU, and per head [W; e^γ Q] S giving W S and Q S) or `"separate"`; and
-//! `flywheel.state_keys`, where the state
-//! update Kᵀ·V' gets Kᵀ (K·Kᵀ and Q·Kᵀ take K as the transposed right operand either
-//! way): `"transpose_per_chunk"` (the default: each key head's K tile transposed in the
-//! kernel, once per chunk) or `"transposed_copy"` (a second copy of K laid out
-//! [B, Nk, Dk, T'], transposed once in HBM, each step's [Dk, chunks x C] tile sliced per
-//! chunk: no transpose in the loop). libtpu's static cycles favour the transpose: the
+//! `flywheel.state_keys`, where the state update Kᵀ·V' gets Kᵀ (K·Kᵀ and Q·Kᵀ take K as
+//! the transposed right operand either way): `"transpose_per_chunk"` (the default: each
+//! key head's K tile transposed in the kernel, once per chunk) or `"transposed_copy"` (a
+//! second copy of K laid out [B, Nk, Dk, T'], transposed once in HBM, each step's
+//! [Dk, chunks x C] tile sliced per chunk: no transpose in the loop). libtpu's static cycles favour the transpose: the
 //! 2 key / 4 value head slice at 2048 tokens, v6e 220,165 against 221,437 with the copy.
 
 use crate::{

@@ -22,14 +22,14 @@
 //! and W — then its state update) get the same three steps:
 //! - annotate: each op of the step gets `flywheel.chunk` (a chunk starts with the first
 //!   load of an input after the previous chunk wrote an output, a memref the step writes
-//!   and never reads), `flywheel.stage` (`"state"` if it
-//!   uses the carried state — a load from a memref the step both reads and writes, or a
-//!   result of such an op; `"serial"` if it writes memory otherwise; else `"parallel"`)
-//!   and `flywheel.position`.
+//!   and never reads), `flywheel.stage` (`"state"` if it uses the carried state — a load
+//!   from a memref the step both reads and writes, or a result of such an op; `"serial"`
+//!   if it writes memory otherwise; else `"parallel"`) and `flywheel.position`.
 //! - schedule: chunk c's parallel ops go before the state update of chunk
 //!   max(c - `gdn-lookahead`, 0) (default 1: chunk c + 1's parallel work is issued before
-//!   chunk c's state update), which starts at the chunk's first op combining the state with the
-//!   chunk's parallel work (W S); each op only where all its operands are defined.
+//!   chunk c's state update), which starts at the chunk's first op combining the state
+//!   with the chunk's parallel work (W S); each op only where all its operands are
+//!   defined.
 //! - expand: as for attention.
 //!
 //! The chunk-parallel work then overlaps the serial chain of state products (libtpu's
@@ -40,7 +40,7 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, kernel_call_locations, kernel_functions, mutable, ops_named, set_attribute, users as value_users},
+    tile_ir::{block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, ops_named, set_attribute, users as value_users},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::{
@@ -146,17 +146,6 @@ fn pipeline_chunks(root: OperationRef, last: Step, lookahead: usize, remarks: bo
     true
 }
 
-/// `op` and the ops nested in its regions.
-fn with_nested<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut all = Vec::new();
-    op.walk(melior::ir::operation::WalkOrder::PreOrder, |inner| {
-        all.push(inner.to_raw());
-        melior::ir::operation::WalkResult::Advance
-    });
-    // SAFETY: the walked ops are live.
-    all.into_iter().map(|raw| unsafe { OperationRef::from_raw(raw) }).collect()
-}
-
 fn is_store(op: OperationRef) -> bool {
     matches!(name(op).as_str(), "tpu.vector_store" | "vector.store")
 }
@@ -170,9 +159,16 @@ fn addressed(op: OperationRef) -> Option<mlir_sys::MlirValue> {
     }
 }
 
-/// The values `op` and its nested ops use.
-fn used_values(op: OperationRef) -> Vec<mlir_sys::MlirValue> {
-    with_nested(op).into_iter().flat_map(|inner| inner.operands().map(|v| v.to_raw()).collect::<Vec<_>>()).collect()
+/// The values the ops of `nested` (an op and the ops in its regions) use.
+fn used_values(nested: &[OperationRef]) -> Vec<mlir_sys::MlirValue> {
+    nested.iter().flat_map(|inner| inner.operands().map(|v| v.to_raw()).collect::<Vec<_>>()).collect()
+}
+
+/// The position (by `position_of`) of the op defining `value`, if an op of the block does.
+fn defining_position(position_of: &HashMap<*mut std::ffi::c_void, usize>, value: mlir_sys::MlirValue) -> Option<usize> {
+    // SAFETY: an op result's owner is a live op.
+    let owner = unsafe { mlir_sys::mlirValueIsAOpResult(value) }.then(|| unsafe { mlir_sys::mlirOpResultGetOwner(value) })?;
+    position_of.get(&owner.ptr).copied()
 }
 
 /// Each op's position in `ops`, by its raw pointer.
@@ -199,7 +195,7 @@ fn users_in(body: BlockRef, position_of: &HashMap<*mut std::ffi::c_void, usize>,
 fn annotate_chunks(body: BlockRef) {
     let ops = block_ops(body);
     let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
-    for inner in ops.iter().flat_map(|op| with_nested(*op)) {
+    for inner in ops.iter().flat_map(|op| nested_ops(*op)) {
         if let Some(memref) = addressed(inner) {
             if is_store(inner) { &mut written } else { &mut read }.insert(memref.ptr as usize);
         }
@@ -215,9 +211,9 @@ fn annotate_chunks(body: BlockRef) {
             chunk += 1;
             output_written = false;
         }
-        let nested = with_nested(*op);
+        let nested = nested_ops(*op);
         let loads_state = nested.iter().any(|inner| !is_store(*inner) && addressed(*inner).is_some_and(|m| written.contains(&(m.ptr as usize)) && read.contains(&(m.ptr as usize))));
-        let uses_state = loads_state || used_values(*op).iter().any(|v| carried.contains(&(v.ptr as usize)));
+        let uses_state = loads_state || used_values(&nested).iter().any(|v| carried.contains(&(v.ptr as usize)));
         if uses_state {
             carried.extend(op.results().map(|r| Value::from(r).to_raw().ptr as usize));
         }
@@ -246,14 +242,14 @@ fn schedule_chunks(body: BlockRef, lookahead: usize) -> String {
     let ops = block_ops(body);
     let stage = |op: OperationRef| op.attribute(STAGE).map(|a| a.to_string().trim_matches('"').to_owned()).unwrap_or_default();
     let chunk_of = |op: OperationRef| integer(op, CHUNK) as usize;
-    let position_of: HashMap<usize, usize> = ops.iter().enumerate().flat_map(|(i, op)| op.results().map(move |r| (Value::from(r).to_raw().ptr as usize, i))).collect();
-    let producers = |op: OperationRef| -> Vec<usize> { used_values(op).iter().filter_map(|v| position_of.get(&(v.ptr as usize)).copied()).collect() };
+    let position_of = positions(&ops);
+    let producers = |op: OperationRef| -> Vec<usize> { used_values(&nested_ops(op)).into_iter().filter_map(|v| defining_position(&position_of, v)).collect() };
     // Each chunk's state update starts at its first op that combines the state with a
     // vector of the chunk's parallel work (the product W S).
     let mut state_start: BTreeMap<usize, usize> = BTreeMap::new();
     for (position, op) in ops.iter().enumerate().filter(|(_, op)| stage(**op) == "state") {
         let combines = op.operands().any(|operand| {
-            let parallel = position_of.get(&(operand.to_raw().ptr as usize)).is_some_and(|&producer| stage(ops[producer]) == "parallel");
+            let parallel = defining_position(&position_of, operand.to_raw()).is_some_and(|producer| stage(ops[producer]) == "parallel");
             parallel && operand.r#type().to_string().starts_with("vector<")
         });
         if combines {
@@ -372,11 +368,7 @@ struct SubBlock {
 fn schedule(body: BlockRef) -> String {
     let ops = block_ops(body);
     let position_of = positions(&ops);
-    let producer = |value: Value| -> Option<usize> {
-        // SAFETY: an op result's owner is a live op.
-        let owner = unsafe { mlir_sys::mlirValueIsAOpResult(value.to_raw()) }.then(|| unsafe { mlir_sys::mlirOpResultGetOwner(value.to_raw()) })?;
-        position_of.get(&owner.ptr).copied()
-    };
+    let producer = |value: Value| defining_position(&position_of, value.to_raw());
     let users = |position: usize| users_in(body, &position_of, ops[position]);
     let backward = |root: usize| -> BTreeSet<usize> {
         let mut seen = BTreeSet::from([root]);

@@ -89,11 +89,14 @@ pub fn block_ops<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
 
 /// Every op named `name` inside `op`, in program order.
 pub fn ops_named<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
+    nested_ops(op).into_iter().filter(|inner| inner.name().as_string_ref().as_str() == Ok(name)).collect()
+}
+
+/// `op` and every op nested in its regions, in pre-order.
+pub fn nested_ops<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut found = Vec::new();
     op.walk(melior::ir::operation::WalkOrder::PreOrder, |inner| {
-        if inner.name().as_string_ref().as_str() == Ok(name) {
-            found.push(inner.to_raw());
-        }
+        found.push(inner.to_raw());
         melior::ir::operation::WalkResult::Advance
     });
     // SAFETY: the ops were just found live in `op`, which outlives the returned refs.
