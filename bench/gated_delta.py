@@ -23,8 +23,9 @@ Rows:
   substitution alone, + tri-inverse (blocks of 8 by substitution), + stacked heads, +
   bf16x3 products, + doubling, + shared operands, + 2 and + 4 chunks per grid step (the
   state handed on in registers, so a chunk's chunk-parallel work can overlap the previous
-  chunk's state products), + flywheel-pipeline (each chunk's parallel work issued before
-  the previous chunk's state update), and three
+  chunk's state products), + the stacked heads' inverses solved side by side
+  (flywheel-tri-inverse's side-by-side, off in the rows above it), + flywheel-pipeline
+  (each chunk's parallel work issued before the previous chunk's state update), and three
   options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing), the
   products after the inverse in one bf16 pass (`gdn-single-pass`: over the 1e-3 error
   budget) and Kᵀ for the state update from a copy of K transposed in HBM
@@ -86,13 +87,14 @@ LONGEST_FULL = 8192
 FLYWHEEL = [
     ("FlyWheel, forward substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", ""),
     ("FlyWheel, + tri-inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + doubling", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=2}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + doubling", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + the heads' inverses side by side", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
     ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile", "flywheel-tri-inverse,"),
     ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),

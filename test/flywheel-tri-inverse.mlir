@@ -53,14 +53,61 @@
 
 // Four value heads per grid step stack their 64 x 64 inverses into one 256 x 256 A
 // that is zero off its diagonal 64-blocks (A's select also keeps row / 64 == column /
-// 64): the loop has 63 steps, and the merges stop at 64. The products keep the loop's
-// precision.
-// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
+// 64): the loop has 63 steps, and the merges stop at 64. By default the inverse is
+// solved on those blocks side by side (64 x 256: row i, the columns of head h hold row
+// 64 h + i of the stacked tile), so each product pushes 64 rows through the MXU, not
+// 256. The products keep the loop's precision.
+// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.stacked-input.mlir
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=SIDE
+// SIDE: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
+// SIDE-NOT: "scf.for"
+// Each element's column within its head's block: column - (column / 64) * 64.
+// SIDE: %[[COLUMN:.*]] = "tpu.iota"() {dimensions = array<i32: 1>} : () -> vector<64x256xi32>
+// SIDE: %[[HEAD:.*]] = "arith.divsi"(%[[COLUMN]],
+// SIDE: %[[START:.*]] = "arith.muli"(%[[HEAD]],
+// SIDE-NEXT: %[[WITHIN:.*]] = "arith.subi"(%[[COLUMN]], %[[START]])
+// The stacked tile's diagonal 64-blocks, where right operands are stacked back.
+// SIDE: %[[DIAGONAL_BLOCKS:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}> : (vector<256x256xi32>, vector<256x256xi32>) -> vector<256x256xi1>
+// A's diagonal blocks side by side: the sum of its four row blocks (the identity's
+// likewise).
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[A:.*]]) <{offsets = [0, 0], sizes = [64, 256], strides = [1, 1]}> : (vector<256x256xf32>) -> vector<64x256xf32>
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[A]]) <{offsets = [64, 0], sizes = [64, 256], strides = [1, 1]}>
+// SIDE-NEXT: "arith.addf"
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[A]]) <{offsets = [128, 0], sizes = [64, 256], strides = [1, 1]}>
+// SIDE-NEXT: "arith.addf"
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[A]]) <{offsets = [192, 0], sizes = [64, 256], strides = [1, 1]}>
+// SIDE-NEXT: %[[A_SIDE:.*]] = "arith.addf"
+// SIDE: "vector.extract_strided_slice"(%{{.*}}) <{offsets = [192, 0], sizes = [64, 256], strides = [1, 1]}>
+// SIDE-NEXT: %[[I_SIDE:.*]] = "arith.addf"
+// N: the diagonal 8-blocks, row / 8 == (column within the head) / 8.
+// SIDE: "arith.divsi"(%[[WITHIN]],
+// SIDE: %[[N:.*]] = "arith.select"(%{{.*}}, %[[A_SIDE]], %{{.*}}) : (vector<64x256xi1>, vector<64x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
+// SIDE-NEXT: %[[X:.*]] = "arith.subf"(%[[I_SIDE]], %[[N]])
+// N N: the right N stacked back, four copies kept on the diagonal blocks.
+// SIDE-NEXT: %[[COPIES:.*]] = "tpu.concatenate"(%[[N]], %[[N]], %[[N]], %[[N]]) {dimension = 0 : i32} : ({{.*}}) -> vector<256x256xf32>
+// SIDE-NEXT: %[[ZEROS:.*]] = "arith.constant"
+// SIDE-NEXT: %[[N_STACKED:.*]] = "arith.select"(%[[DIAGONAL_BLOCKS]], %[[COPIES]], %[[ZEROS]])
+// SIDE-NEXT: "arith.constant"
+// SIDE-NEXT: %[[N2:.*]] = "flywheel.matmul"(%[[N]], %[[N_STACKED]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x256xf32>, vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
+// SIDE-NEXT: %[[F2:.*]] = "arith.addf"(%[[I_SIDE]], %[[N2]])
+// SIDE: "flywheel.matmul"(%[[X]], {{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x256xf32>, vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
+// SIDE-COUNT-8: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x256xf32>, vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
+// T stacked back for T [bV | b e^g K].
+// SIDE-NEXT: %[[SOLVED:.*]] = "arith.subf"
+// SIDE-NEXT: "tpu.concatenate"(%[[SOLVED]], %[[SOLVED]], %[[SOLVED]], %[[SOLVED]])
+// SIDE-NEXT: "arith.constant"
+// SIDE-NEXT: %[[T:.*]] = "arith.select"(%[[DIAGONAL_BLOCKS]],
+// SIDE-NOT: "flywheel.matmul"({{.*}} : (vector<64x256xf32>
+// SIDE: "flywheel.matmul"(%[[T]], {{.*}} -> vector<256x256xf32>
+
+// With side-by-side=false the inverse works on the stacked 256 x 256 tiles. The defaults
+// otherwise: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
+// products, then 3 merges of 2 products each, all keeping bf16x3.
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4},flywheel-tri-inverse{side-by-side=false remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
 // STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // STACKED-NOT: dense<128> : vector<256x256xi32>
-// The defaults: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
-// products, then 3 merges of 2 products each, all keeping bf16x3.
 // STACKED-NOT: "scf.for"
+// STACKED-NOT: vector<64x256xf32>
 // STACKED: "arith.constant"() <{value = dense<8> : vector<256x256xi32>}>
 // STACKED: %[[X:.*]] = "arith.subf"(%[[I:.*]], %[[N:.*]]) {{.*}} : (vector<256x256xf32>
 // STACKED-NEXT: %{{.*}} = "arith.constant"
@@ -71,6 +118,9 @@
 // STACKED-COUNT-8: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<256x256xf32>, vector<256x256xf32>, vector<256x256xf32>)
 // STACKED-NEXT: %[[T:.*]] = "arith.subf"
 // STACKED: "flywheel.matmul"(%[[T]], {{.*}} -> vector<256x256xf32>
+
+// One head per step: side by side changes nothing (BLOCKED above runs with the default).
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 diagonal=substitution side-by-side=false' | diff - %t.blocked.mlir
 
 // Near misses, left alone with a remark: A under the lower triangle with its diagonal
 // (not nilpotent: forward substitution with it is not (I + A)^-1 any more) ...

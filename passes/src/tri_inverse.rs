@@ -39,6 +39,7 @@ static PASS_ID: PassId = PassId;
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
     OptionSpec { name: "diagonal", kind: OptionKind::Choice(&["substitution", "doubling"]), default: "doubling", help: "How the diagonal blocks are inverted: forward substitution (block - 1 serial products) or the doubling product (I - N)(I + N^2)(I + N^4)... (log2(block) levels)" },
+    OptionSpec { name: "side-by-side", kind: OptionKind::Bool, default: "true", help: "With several heads' inverses stacked on the diagonal (flywheel-tile's gdn-heads), work on their blocks side by side (C x size, not size x size): each product pushes C rows through the MXU instead of size" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
 ];
 
@@ -52,13 +53,13 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let block: i64 = options.choice("block").parse().expect("a listed choice");
     let doubling = options.choice("diagonal") == "doubling";
-    let remarks = options.bool("remarks");
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, block, doubling, remarks))
+    let (side_by_side, remarks) = (options.bool("side-by-side"), options.bool("remarks"));
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, block, doubling, side_by_side, remarks))
 }
 
 /// Rewrites every forward-substitution inverse in the Gated DeltaNet kernels directly in
 /// `root`.
-pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, remarks: bool) -> bool {
+pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side: bool, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
     for (symbol, kernel) in kernel_functions(root, crate::mosaic_gated_delta::KERNEL_NAME) {
         let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
@@ -74,10 +75,15 @@ pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, remarks: bool
                     return false;
                 }
                 Ok(inverse) => {
-                    blocked(&inverse, block, doubling);
+                    blocked(&inverse, block, doubling, side_by_side);
                     if remarks {
                         let merges = (inverse.blocks / block).ilog2();
-                        let diagonal = if inverse.blocks < inverse.size { format!(" ({} of them on the diagonal)", inverse.size / inverse.blocks) } else { String::new() };
+                        let heads = inverse.size / inverse.blocks;
+                        let diagonal = match (heads, side_by_side) {
+                            (1, _) => String::new(),
+                            (_, true) => format!(" ({heads} of them on the diagonal, solved side by side)"),
+                            (_, false) => format!(" ({heads} of them on the diagonal)"),
+                        };
                         let method = if doubling { "the doubling product" } else { "forward substitution" };
                         emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {method}, {merges} merge(s)", inverse.blocks));
                     }
@@ -217,35 +223,66 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
 
 /// Replaces a matched forward substitution by the blocked inverse, straight-line code
 /// (no loop, so the scheduler can interleave it with independent work).
-fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubling: bool) {
+///
+/// With several heads' inverses on the diagonal and `side_by_side`, the work is done on
+/// those blocks laid side by side, `blocks` x size (row i, columns of head h: row h
+/// blocks + i of the stacked tile): a product of two block-diagonal tiles is the
+/// side-by-side left one times the stacked right one, so each product pushes `blocks`
+/// rows through the MXU instead of size; the right operands are stacked back (copies
+/// masked to the diagonal blocks), and so is the result.
+fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubling: bool, side_by_side: bool) {
     let ForwardSubstitution { for_op, a, identity, size, blocks, .. } = *inverse;
-    let square = a.r#type();
+    let heads = if side_by_side { size / blocks } else { 1 };
+    let rows = size / heads;
     let context = for_op.context();
-    let ints = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi32>")).expect("a vector type");
-    let bools = Type::parse(unsafe { context.to_ref() }, &format!("vector<{size}x{size}xi1>")).expect("a vector type");
+    let vector = |rows: i64, element: &str| Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{size}x{element}>")).expect("a vector type");
+    let (tile, ints, bools) = (vector(rows, "f32"), vector(rows, "i32"), vector(rows, "i1"));
     // Everything goes where the loop was.
     let at = for_op;
-    // `index / span` of the rows and of the columns, compared.
-    let same_span = |span: i64| -> Value<'c, 'a> {
-        let divided = |dimension: i32| {
-            let index = insert_before(at, "tpu.iota", &[], ints, &[("dimensions", format!("array<i32: {dimension}>"))]);
-            let span = insert_before(at, "arith.constant", &[], ints, &[("value", format!("dense<{span}> : {ints}"))]);
-            insert_before(at, "arith.divsi", &[index, span], ints, &[])
+    let int_splat = |value: i64, r#type: Type<'c>| insert_before(at, "arith.constant", &[], r#type, &[("value", format!("dense<{value}> : {type}"))]);
+    let iota = |dimension: i32, r#type: Type<'c>| insert_before(at, "tpu.iota", &[], r#type, &[("dimensions", format!("array<i32: {dimension}>"))]);
+    // `row / span == column / span`, row and column counted within a head's block.
+    let block_index = |index: Value<'c, 'a>, span: i64, r#type: Type<'c>| insert_before(at, "arith.divsi", &[index, int_splat(span, r#type)], r#type, &[]);
+    let same = |(row, column): (Value<'c, 'a>, Value<'c, 'a>), span: i64, r#type: Type<'c>, bools: Type<'c>| {
+        insert_before(at, "arith.cmpi", &[block_index(row, span, r#type), block_index(column, span, r#type)], bools, &[("predicate", "0 : i64".into())])
+    };
+    let (row, mut column) = (iota(0, ints), iota(1, ints));
+    if heads > 1 {
+        let head_start = insert_before(at, "arith.muli", &[block_index(column, blocks, ints), int_splat(blocks, ints)], ints, &[]);
+        column = insert_before(at, "arith.subi", &[column, head_start], ints, &[]);
+    }
+    let same_span = |span: i64| same((row, column), span, ints, bools);
+    let add = |x, y| insert_before(at, "arith.addf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())]);
+    let subtract = |x, y| insert_before(at, "arith.subf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())]);
+    // A stacked tile's diagonal blocks side by side: the sum of its row blocks (zero off
+    // the diagonal blocks).
+    let side_by_side_of = |stacked: Value<'c, 'a>| -> Value<'c, 'a> {
+        let row_block = |head: i64| {
+            let attributes = [("offsets", format!("[{}, 0]", head * rows)), ("sizes", format!("[{rows}, {size}]")), ("strides", "[1, 1]".to_owned())];
+            insert_before(at, "vector.extract_strided_slice", &[stacked], tile, &attributes)
         };
-        let (row, column) = (divided(0), divided(1));
-        insert_before(at, "arith.cmpi", &[row, column], bools, &[("predicate", "0 : i64".into())])
+        (1..heads).fold(row_block(0), |sum, head| add(sum, row_block(head)))
     };
-    let masked = |keep: Value<'c, 'a>| -> Value<'c, 'a> {
-        let zeros = splat_before(at, 0.0, square);
-        insert_before(at, "arith.select", &[keep, a, zeros], square, &[])
+    let stacked_of = {
+        let square = a.r#type();
+        let diagonal_blocks = (heads > 1).then(|| {
+            let (ints, bools) = (vector(size, "i32"), vector(size, "i1"));
+            same((iota(0, ints), iota(1, ints)), blocks, ints, bools)
+        });
+        move |value: Value<'c, 'a>| -> Value<'c, 'a> {
+            let Some(diagonal_blocks) = diagonal_blocks else { return value };
+            let copies = insert_before(at, "tpu.concatenate", &vec![value; heads as usize], square, &[("dimension", "0 : i32".into())]);
+            insert_before(at, "arith.select", &[diagonal_blocks, copies, splat_before(at, 0.0, square)], square, &[])
+        }
     };
-    let matmul = |lhs, rhs| {
-        let zeros = splat_before(at, 0.0, square);
+    let (a, identity) = if heads > 1 { (side_by_side_of(a), side_by_side_of(identity)) } else { (a, identity) };
+    let masked = |keep: Value<'c, 'a>| -> Value<'c, 'a> { insert_before(at, "arith.select", &[keep, a, splat_before(at, 0.0, tile)], tile, &[]) };
+    // x y, both block diagonal, x (and the product) side by side when heads > 1.
+    let matmul = |x, y| {
         let mut attributes = vec![("transpose_rhs", "false".to_owned())];
         attributes.extend(inverse.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
-        insert_before(at, "flywheel.matmul", &[lhs, rhs, zeros], square, &attributes)
+        insert_before(at, "flywheel.matmul", &[x, stacked_of(y), splat_before(at, 0.0, tile)], tile, &attributes)
     };
-    let subtract = |x, y| insert_before(at, "arith.subf", &[x, y], square, &[("fastmath", "#arith.fastmath<none>".into())]);
     // The diagonal blocks (N: A restricted to them, nilpotent of index `block`): `block`
     // - 1 steps of X ← I - N X, or (I - N)(I + N²)(I + N⁴)... (the same sum of powers of
     // -N, on blocks small enough that the powers stay bounded).
@@ -257,8 +294,7 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubli
         while 2 * exponent < block {
             power = matmul(power, power);
             exponent *= 2;
-            let factor = insert_before(at, "arith.addf", &[identity, power], square, &[("fastmath", "#arith.fastmath<none>".into())]);
-            x = matmul(x, factor);
+            x = matmul(x, add(identity, power));
         }
     } else {
         for _ in 1..block {
@@ -273,6 +309,7 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubli
         x = subtract(x, matmul(x, matmul(lower_left, x)));
         span *= 2;
     }
+    let x = stacked_of(x);
     let mut bounds: Vec<Value> = (0..3).map(|i| for_op.operand(i).expect("a loop's bounds")).collect();
     bounds.sort_by_key(|bound| bound.to_raw().ptr as usize);
     bounds.dedup_by_key(|bound| bound.to_raw().ptr as usize);

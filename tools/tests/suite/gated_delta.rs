@@ -43,6 +43,8 @@ const CASES: &[Case] = &[
     Case { name: "random_bf16_gva", batch: 1, key_heads: 1, value_heads: 2, length: 256, key_dim: 128, value_dim: 128, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: false },
     Case { name: "padded_f32_initial_state", batch: 2, key_heads: 1, value_heads: 1, length: 200, key_dim: 64, value_dim: 128, element: "f32", initial_state: true, keys: Keys::Random, chunk: 64, long: false },
     Case { name: "correlated_keys_f32", batch: 1, key_heads: 1, value_heads: 1, length: 256, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false },
+    // The same keys for four value heads, stacked in one step (their inverses side by side).
+    Case { name: "correlated_keys_4_heads_f32", batch: 1, key_heads: 1, value_heads: 4, length: 128, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false },
     Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32, long: false },
     // Four value heads per step reading two key heads (heads_per_step).
     Case { name: "grouped_4_8_bf16", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false },
@@ -69,8 +71,11 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // issued two chunks ahead of the state updates.
     ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, each chunk's
-    // parallel work before the previous chunk's state update, blocks of 8 by doubling.
+    // parallel work before the previous chunk's state update, blocks of 8 by doubling,
+    // the heads' inverses side by side.
     ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    // The defaults with the stacked heads' inverse on the 256 x 256 tiles, not side by side.
+    ("stacked_inverse", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{side-by-side=false},", F32_PRODUCTS),
     // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
     // sliced per chunk from each step's four chunks.
     ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
