@@ -13,7 +13,8 @@
 //!
 //! A may itself be block diagonal (A's select also keeps `row / n == column / n`: several
 //! heads' n x n inverses stacked, as the Gated DeltaNet kernel does); then the loop needs
-//! only n - 1 steps and the merges stop at n.
+//! only n - 1 steps and the merges stop at n, and with `side-by-side` the inverse is
+//! solved on those blocks laid side by side (n x size), n rows per product instead of size.
 //!
 //! Exact in exact arithmetic, and never a product or Neumann form over the whole chunk
 //! (DESIGN.md: those overflow for correlated keys). A loop is rewritten only when it is
