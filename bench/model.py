@@ -28,9 +28,9 @@ Method:
   each piece pays its own copies into and out of default layouts, which the whole
   program fuses away; both sums pay them alike. `--whole` profiles the whole programs
   too, where they profile, to compare: at 512 tokens on tpu7x, the one target and
-  length where all of them profile (measured with an earlier GDN kernel), pieces 28,386,770 before and 1,155,684 after
-  (24.56x), whole programs 28,287,164 and 1,073,085 (26.36x); v6e before 18,861,741
-  and 18,719,402.
+  length where all of them profile (measured with an earlier GDN kernel), pieces
+  28,386,770 before and 1,155,684 after (24.56x), whole programs 28,287,164 and
+  1,073,085 (26.36x); v6e before 18,861,741 and 18,719,402.
 - The per-token scan: libtpu's static profile counts a `while` body once, not once per
   trip. So "before" adds, per GDN layer, (length - 1) x the body's cycles, measured on
   the scan alone: at 8 and 16 tokens it costs its body plus work outside the loop in
