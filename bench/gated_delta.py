@@ -24,7 +24,9 @@ Rows:
   bf16x3 products, + doubling, + shared operands, + 2 and + 4 chunks per grid step (the
   state handed on in registers, so a chunk's chunk-parallel work can overlap the previous
   chunk's state products), + the stacked heads' inverses solved side by side
-  (flywheel-tri-inverse's side-by-side, off in the rows above it), + flywheel-pipeline
+  (flywheel-tri-inverse's side-by-side, off in the rows above it), + the target's value
+  heads per step (flywheel-tile's default: 8 on v6e; 4 on tpu7x, as the rows above it
+  set), + flywheel-pipeline
   (each chunk's parallel work issued before the previous chunk's state update), and three
   options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing), the
   products after the inverse in one bf16 pass (`gdn-single-pass`: over the 1e-3 error
@@ -32,16 +34,18 @@ Rows:
   (`flywheel-layout{gdn-state-keys=transposed-copy}`: slower than a transpose per
   chunk). Without --ablation, the default and the default with one value head per step
   (not stacked), which libtpu estimates at 8192 tokens.
-Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel (4 value heads per grid
-step) an estimate of 0 cycles for the kernel op (the rest of the module is estimated),
-though it compiles, from 4096 tokens on v6e and from 1024 on tpu7x; with one head per
-step it estimates 8192 tokens. A row whose kernel op has no estimate is reported as
-such, never as a result. The profile stops estimating past a number of grid steps (v6e:
-64 of the stacked kernel's steps estimate, 128 do not; tpu7x: 16 and 32), so one more
-row estimates every length: SLICED, the default kernel on one grid step's heads (2 key,
-4 value heads; heads are a parallel grid axis, run one after another on a TensorCore),
-profiled at the two longest lengths that estimate (v6e 8192 and 16384 tokens, tpu7x 2048
-and 4096), the line through them read at the length, times 8. Where the full kernel
+Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel an estimate of 0
+cycles for the kernel op (the rest of the module is estimated), though it compiles,
+from 4096 tokens on v6e with 4 value heads per grid step and from 1024 on tpu7x; with
+one head per step it estimates 8192 tokens. A row whose kernel op has no estimate is
+reported as such, never as a result. The profile stops estimating past an amount of
+simulated work (v6e: 64 grid steps of 4 value heads estimate, 128 do not; 32 steps of 8
+heads estimate, 64 do not; tpu7x: 16 and 32 steps of 4 heads), so one more row
+estimates every length: SLICED, the default kernel on one grid step's heads (v6e 4 key
+and 8 value heads, tpu7x 2 and 4; heads are a parallel grid axis, run one after another
+on a TensorCore), profiled at the two longest lengths that estimate (v6e 4096 and 8192
+tokens, tpu7x 2048 and 4096), the line through them read at the length, times the
+steps' head blocks (32 value heads / 8 on v6e, / 4 on tpu7x). Where the full kernel
 estimates, the two rows side by side check the slice. Past 8192 tokens only the slice is
 profiled (one head per step would simulate 16,384 grid steps).
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
@@ -72,14 +76,15 @@ RESULTS = ROOT / "bench" / "gated_delta.json"
 
 XLA = "XLA, per-token scan (8-token difference x length)"
 LOWER = "flywheel-lower-to-mosaic"
-SLICED = "FlyWheel (flywheel-tpu) from a 4-head slice, x 8"
+SLICED = "FlyWheel (flywheel-tpu) from one grid step's heads, scaled to 32"
 CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
-# One grid step's heads of the default kernel (2 key heads, 4 value heads), and the two
-# lengths per target each slice's line is drawn through: for FlyWheel the longest that
-# libtpu estimates; for XLA's chunked form the longest whose unrolled scan profiles in
-# this machine's memory (2048 tokens needs more than 12 GB).
-SLICE_HEADS = (2, 4)
-SLICE_LENGTHS = {SLICED: {"v6e": (8192, 16384), "tpu7x": (2048, 4096)},
+# Each slice's (key, value) heads per target: for FlyWheel one grid step's heads of the
+# default kernel; and the two lengths its line is drawn through: for FlyWheel the longest
+# that libtpu estimates; for XLA's chunked form the longest whose unrolled scan profiles
+# in this machine's memory (2048 tokens needs more than 12 GB).
+SLICE_HEADS = {SLICED: {"v6e": (4, 8), "tpu7x": (2, 4)},
+               CHUNKED: {"v6e": (2, 4), "tpu7x": (2, 4)}}
+SLICE_LENGTHS = {SLICED: {"v6e": (4096, 8192), "tpu7x": (2048, 4096)},
                  CHUNKED: {"v6e": (512, 1024), "tpu7x": (512, 1024)}}
 # The longest length at which the full kernels (not only the slice) are profiled.
 LONGEST_FULL = 8192
@@ -87,16 +92,17 @@ LONGEST_FULL = 8192
 FLYWHEEL = [
     ("FlyWheel, forward substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", ""),
     ("FlyWheel, + tri-inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
-    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
-    ("FlyWheel, + doubling", "flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + the heads' inverses side by side", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
-    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-single-pass=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-heads=4 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + doubling", "flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + the heads' inverses side by side", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + the target's value heads per step (v6e: 8)", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-single-pass=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4}", "flywheel-tri-inverse,"),
     ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel (flywheel-tpu: + each chunk's parallel work before the previous chunk's state update)", "flywheel-layout,flywheel-tile",
      "flywheel-pipeline,flywheel-tri-inverse,"),
@@ -124,7 +130,16 @@ def repeated(fn):
     return wrapped
 
 
-def flywheel_program(length, tiling, passes, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
+def with_target(tiling, target):
+    """`tiling` with flywheel-tile's target option set."""
+    if "flywheel-tile{" in tiling:
+        return tiling.replace("flywheel-tile{", f"flywheel-tile{{target={target} ")
+    return tiling.replace("flywheel-tile", f"flywheel-tile{{target={target}}}")
+
+
+def flywheel_program(length, tiling, passes, target, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
+    """The GDN op at `length` tokens through `tiling` (flywheel-tile for `target`, whose
+    rows per grid step set the default value heads), `passes` and the Mosaic lowering."""
     tensor = lambda *dims: "tensor<" + "x".join(map(str, dims)) + ">"
     q = tensor(1, length, key_heads, DIM, "bf16")
     v = tensor(1, length, value_heads, DIM, "bf16")
@@ -136,7 +151,7 @@ def flywheel_program(length, tiling, passes, key_heads=KEY_HEADS, value_heads=VA
         f'scale = {DIM ** -0.5} : f32, chunk_size = {CHUNK} : i64, layout = "BTNH"}} : ({q}, {q}, {v}, {gate}, {gate}) -> ({v}, {state})\n'
         f"  return %o, %s : {v}, {state}\n}}\n"
     )
-    pipeline = f"builtin.module({tiling},{passes}{LOWER})"
+    pipeline = f"builtin.module({with_target(tiling, target)},{passes}{LOWER})"
     return subprocess.run([str(FLYWHEEL_OPT), "-", f"--pass-pipeline={pipeline}"], input=text, capture_output=True,
                           text=True, check=True).stdout
 
@@ -152,11 +167,11 @@ def per_token_cycles(target):
     return (totals[1] - totals[0]) / 8
 
 
-def slice_program(kernel, length):
-    """The program of `kernel` (SLICED or CHUNKED) on the slice's heads."""
-    key_heads, value_heads = SLICE_HEADS
+def slice_program(kernel, length, target):
+    """The program of `kernel` (SLICED or CHUNKED) on the slice's heads for `target`."""
+    key_heads, value_heads = SLICE_HEADS[kernel][target]
     if kernel == SLICED:
-        return flywheel_program(length, *FLYWHEEL[-1][1:], key_heads, value_heads)
+        return flywheel_program(length, *FLYWHEEL[-1][1:], target, key_heads, value_heads)
     # The scan over chunks unrolled: XLA's profile counts a while body once.
     fn = repeated(lambda q, k, v, g, beta: gdn_chunked(q, k, v, g, beta, chunk=CHUNK, unroll=True))
     return stablehlo(fn, *inputs(length, key_heads, value_heads))
@@ -167,12 +182,12 @@ def sliced_cycles(kernel, length, target):
     the slice at its two lengths, the line through them at `length`, times the slices in
     the full head count."""
     lengths = SLICE_LENGTHS[kernel][target]
-    points = [cycles(slice_program(kernel, measured), target, f"{kernel}, {measured} tokens") for measured in lengths]
+    points = [cycles(slice_program(kernel, measured, target), target, f"{kernel}, {measured} tokens") for measured in lengths]
     if None in points:
         return None
     (first, second), (first_cycles, second_cycles) = lengths, points
     at_length = first_cycles + (second_cycles - first_cycles) * (length - first) / (second - first)
-    return round(at_length * VALUE_HEADS / SLICE_HEADS[1])
+    return round(at_length * VALUE_HEADS / SLICE_HEADS[kernel][target][1])
 
 
 def measure(lengths, targets, ablation):
@@ -190,7 +205,7 @@ def measure(lengths, targets, ablation):
             for name, tiling, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
-                             "cycles": cycles(flywheel_program(length, tiling, passes), target, label)})
+                             "cycles": cycles(flywheel_program(length, tiling, passes, target), target, label)})
     return rows
 
 

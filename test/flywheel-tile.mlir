@@ -117,7 +117,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-CHUNK: remark: kept for the reference lowering: chunks of 48 tokens (16, 32, 64 or 128)
 // RUN: sed 's/x128xbf16/x96xbf16/g; s/x128x128xf32/x96x96xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-DIMS
 // GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (32, 64, 128 or 256)
-// By default a step stacks as many value heads as fill 256 rows: here both heads (their
+// By default a step stacks as many value heads as fill its rows: here both heads (their
 // group), reading one key head.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{remarks=true})' 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
 // GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 2 value head(s) and 2 chunk(s) per step)
@@ -128,6 +128,16 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-STACKED: "flywheel.matmul"(%[[T:.*]], %[[JOINED]], {{.*}} -> vector<128x256xf32>
 // GDN-STACKED: %[[WQ:.*]] = "tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
 // GDN-STACKED: "flywheel.matmul"(%[[WQ]], {{.*}} -> vector<128x128xf32>
+// The rows that fill a step depend on the target: 512 on v6e (the default target), 256
+// on tpu7x and v5e; gdn-heads overrides them. Here 8 key heads and 16 value heads.
+// RUN: sed 's/128x1x128xbf16/128x8x128xbf16/g; s/128x2x128xbf16/128x16x128xbf16/g; s/128x2xf32/128x16xf32/g; s/1x2x128x128xf32/1x16x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.16-heads.mlir
+// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-512
+// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-256
+// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-256
+// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=tpu7x gdn-heads=8 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-512
+// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tpu='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-256
+// GDN-ROWS-512: remark: tiled into a Mosaic kernel (grid 1x2x1, chunks of 64, 8 value head(s) and 2 chunk(s) per step)
+// GDN-ROWS-256: remark: tiled into a Mosaic kernel (grid 1x4x1, chunks of 64, 4 value head(s) and 2 chunk(s) per step)
 // Chunks per step (by default the most of 4, 2, 1 dividing the chunks: here both): one
 // window of 128 tokens, each chunk's program in turn on its 64-token block (its own
 // forward substitution), the state read from scratch once before the first and

@@ -70,7 +70,8 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // Four chunks per step, f32 products, one head per step, each chunk's parallel work
     // issued two chunks ahead of the state updates.
     ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    // What flywheel-tpu runs: heads stacked to 256 rows, bf16x3 products, each chunk's
+    // What flywheel-tpu runs for v6e: heads stacked to 512 rows (grouped_4_8 runs its eight
+    // value heads in one step, correlated_keys_4_heads its four), bf16x3 products, each chunk's
     // parallel work before the previous chunk's state update, blocks of 8 by doubling,
     // the heads' inverses side by side.
     ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
