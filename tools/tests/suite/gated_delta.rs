@@ -66,7 +66,7 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     ("doubling", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
     // Two and four chunks per grid step, the state handed on in registers.
     ("chunks_per_step", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    ("stacked_chunks_per_step", "flywheel-layout,flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
+    ("stacked_chunks_per_step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // Four chunks per step, f32 products, one head per step, each chunk's parallel work
     // issued two chunks ahead of the state updates.
     ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
@@ -75,11 +75,12 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // parallel work before the previous chunk's state update, blocks of 8 by doubling,
     // the heads' inverses side by side.
     ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
-    // The defaults with the stacked heads' inverse on the 256 x 256 tiles, not side by side.
-    ("stacked_inverse", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{side-by-side=false},", F32_PRODUCTS),
+    // The defaults with four heads per step (tpu7x's) and their inverse on the 256 x 256
+    // tiles, not side by side.
+    ("stacked_inverse", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-pipeline,flywheel-tri-inverse{side-by-side=false},", F32_PRODUCTS),
     // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
     // sliced per chunk from each step's four chunks.
-    ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
+    ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
     // The products after the inverse in one bf16 pass each, as fla takes them: measured
     // relative L2 2.7e-3 to 3.8e-3, 6.7e-3 with correlated keys — over the f32 budget,
     // so off by default.
@@ -176,7 +177,7 @@ fn check(case: &Case, tile: &str, passes: &str, rtol: f64) -> Result<(), Failed>
     for (name, (expected, kernel)) in ["o", "final state"].iter().zip(expected.iter().zip(&kernel)) {
         let comparison = compare(expected, kernel, Tolerance { rtol, atol: 0.0 });
         if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
-            eprintln!("{} [{tile}{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
+            eprintln!("{} [{tile},{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
         }
         if let Some(failure) = comparison.failure {
             return Err(format!("{}: {name}: kernel vs reference: {failure}", case.name).into());
