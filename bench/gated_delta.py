@@ -15,9 +15,9 @@ Rows:
   heads.
 - XLA, chunked jnp: the chunked (WY) form in plain jnp (generate.py's gdn_chunked,
   chunks of 64, its scan over chunks unrolled since XLA's profile counts a while body
-  once), from a 4-head slice like SLICED below (at all 32 heads libtpu's profile of it
-  passed this machine's 24 GiB and was killed already at 512 tokens); tpu7x gives its
-  fusions 0 cycles (no estimate).
+  once), from a 2 key / 4 value head slice scaled like SLICED below (at all 32 heads
+  libtpu's profile of it passed this machine's 24 GiB and was killed already at 512
+  tokens); tpu7x gives its fusions 0 cycles (no estimate).
 - FlyWheel: `flywheel-tpu`'s chain for GDN (flywheel-tile, flywheel-pipeline,
   flywheel-tri-inverse, lowering); with --ablation also each step towards it: forward
   substitution alone, + tri-inverse (blocks of 8 by substitution), + stacked heads, +
