@@ -6,7 +6,7 @@
 
 use crate::{
     hlo::HloBuilder,
-    tile_ir::{element_type, insert_before},
+    tile_ir::{defining_op, element_type, float_splat, insert_before},
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
@@ -198,7 +198,8 @@ fn with_attributes(rest: &str, properties: &str) -> String {
 /// [N, K] when transposed; f32 accumulator). f32 operands are multiplied in f32: by
 /// Mosaic's fp32 precision; when the op says `precision = "bf16x3"`, as three one-pass
 /// bf16 products of their high and low bf16 parts (hi·hi + hi·lo + lo·hi, about 16 bits
-/// of each product: half the MXU passes); when it says `precision = "bf16"`, as one pass
+/// of each product: half the MXU passes; an operand that holds bf16 numbers has no low
+/// part, and its product is left out); when it says `precision = "bf16"`, as one pass
 /// of their bf16 roundings (the f32 accumulator kept).
 fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
     let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
@@ -213,8 +214,13 @@ fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
     } else if precision.as_deref() == Some("bf16x3") {
         let (lhs_high, lhs_low) = bf16_parts(matmul, operands[0]);
         let (rhs_high, rhs_low) = bf16_parts(matmul, operands[1]);
-        let partial = tpu_matmul(matmul, lhs_low, rhs_high, operands[2], transposed, false);
-        let partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
+        let mut partial = operands[2];
+        if let Some(lhs_low) = lhs_low {
+            partial = tpu_matmul(matmul, lhs_low, rhs_high, partial, transposed, false);
+        }
+        if let Some(rhs_low) = rhs_low {
+            partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
+        }
         tpu_matmul(matmul, lhs_high, rhs_high, partial, transposed, false)
     } else {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, true)
@@ -230,12 +236,32 @@ fn bf16_rounding<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> 
     insert_before(anchor, "arith.truncf", &[value], narrow, &[])
 }
 
-/// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves.
-fn bf16_parts<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
+/// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves, which
+/// is None (all zeros) when the vector holds bf16 numbers.
+fn bf16_parts<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
     let high = bf16_rounding(anchor, value);
+    if holds_bf16(value) {
+        return (high, None);
+    }
     let high_wide = insert_before(anchor, "arith.extf", &[high], value.r#type(), &[]);
     let rest = insert_before(anchor, "arith.subf", &[value, high_wide], value.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
-    (high, bf16_rounding(anchor, rest))
+    (high, Some(bf16_rounding(anchor, rest)))
+}
+
+/// Whether every element of an f32 vector is a bf16 number, as its definition shows: a
+/// widened bf16 vector, a splat of a bf16 number, or a rearrangement or selection of such
+/// vectors (the kernel's Kᵀ for the state update, its masks of ones).
+fn holds_bf16(value: Value) -> bool {
+    let Some(op) = defining_op(value) else { return false };
+    let operand = |index: usize| op.operand(index).is_ok_and(holds_bf16);
+    match op.name().as_string_ref().as_str() {
+        Ok("arith.extf") => op.operand(0).is_ok_and(|source| element_type(source.r#type()).to_string() == "bf16"),
+        Ok("arith.constant") => float_splat(value).is_some_and(|x| half::bf16::from_f64(x).to_f64() == x),
+        Ok("vector.transpose" | "vector.extract_strided_slice" | "vector.broadcast" | "vector.shape_cast") => operand(0),
+        Ok("arith.select") => operand(1) && operand(2),
+        Ok("tpu.concatenate") => (0..op.operand_count()).all(operand),
+        _ => false,
+    }
 }
 
 /// `tpu.matmul` of lhs and rhs into `accumulator`, before `anchor`; `full`: fp32

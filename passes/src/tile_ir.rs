@@ -120,13 +120,13 @@ pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)>
 
 /// The defining op of `value` if it is named `name`.
 pub fn defined_by<'c, 'a>(value: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    let raw = unsafe { mlir_sys::mlirOpResultGetOwner(value.to_raw()) };
+    defining_op(value).filter(|op| op.name().as_string_ref().as_str() == Ok(name))
+}
+
+/// The op whose result `value` is (None for a block argument).
+pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let is_result = unsafe { mlir_sys::mlirValueIsAOpResult(value.to_raw()) };
-    if !is_result {
-        return None;
-    }
-    let op = unsafe { OperationRef::from_raw(raw) };
-    (op.name().as_string_ref().as_str() == Ok(name)).then_some(op)
+    is_result.then(|| unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(value.to_raw())) })
 }
 
 /// The value of an `arith.constant` splat of floats.
