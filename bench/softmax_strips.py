@@ -72,6 +72,8 @@ def attention(q, k, v, *, block_q, block_kv, strip, unroll):
     _, heads, length, dim = q.shape
     q = (q.astype(jnp.float32) * (dim ** -0.5 * math.log2(math.e))).astype(q.dtype)
     f32 = jnp.float32
+    # The score and P tiles go through VMEM scratch only in the strips' loop.
+    tile = (block_q, block_kv) if strip else (16, 128)
     return pl.pallas_call(
         functools.partial(kernel, strip=strip, unroll=unroll),
         grid=(heads, length // block_q, length // block_kv),
@@ -81,7 +83,7 @@ def attention(q, k, v, *, block_q, block_kv, strip, unroll):
         out_specs=pl.BlockSpec((1, 1, block_q, dim), lambda h, i, j: (0, h, i, 0)),
         out_shape=jax.ShapeDtypeStruct(q.shape, q.dtype),
         scratch_shapes=[pltpu.VMEM((block_q, 128), f32), pltpu.VMEM((block_q, 128), f32), pltpu.VMEM((block_q, dim), f32),
-                        pltpu.VMEM((block_q, block_kv), f32), pltpu.VMEM((block_q, block_kv), jnp.bfloat16)],
+                        pltpu.VMEM(tile, f32), pltpu.VMEM(tile, jnp.bfloat16)],
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary"),
                                              vmem_limit_bytes=100 * 1024 * 1024),
     )(q, k, v)
