@@ -24,15 +24,19 @@ Rows:
   bf16x3 products, + doubling, + shared operands, + 2 and + 4 chunks per grid step (the
   state handed on in registers, so a chunk's chunk-parallel work can overlap the previous
   chunk's state products), + the stacked heads' inverses solved side by side
-  (flywheel-tri-inverse's side-by-side, off in the rows above it), + the target's value
-  heads per step (flywheel-tile's default: 8 on v6e; 4 on tpu7x, as the rows above it
-  set), + flywheel-pipeline
-  (each chunk's parallel work issued before the previous chunk's state update), and three
-  options measured and left off: gates in base 2 (`gdn-exp2`: it saved nothing), the
-  products after the inverse in one bf16 pass (`gdn-single-pass`: over the 1e-3 error
-  budget) and Kᵀ for the state update from a copy of K transposed in HBM
-  (`flywheel-layout{gdn-state-keys=transposed-copy}`: slower than a transpose per
-  chunk). Without --ablation, the default and the default with one value head per step
+  (flywheel-tri-inverse's side-by-side, off in the rows above it; each product in lane
+  groups of 128), + 8 value heads per step (flywheel-tile's default rows on v6e and
+  tpu7x; the rows above it set 4), all those with the step's chunk-parallel tiles whole
+  (gdn-block-rows=0), + diagonal blocks of 128 rows (flywheel-tile's default: two heads
+  each, their inverses solved together by flywheel-tri-inverse), + flywheel-pipeline
+  (each chunk's parallel work issued before the previous chunk's state update, so the
+  chunks' inverses are solved together too), and four options measured and left off:
+  gates in base 2 (`gdn-exp2`: it saved nothing), the products after the inverse in one
+  bf16 pass (`gdn-single-pass`: over the 1e-3 error budget), Kᵀ for the state update
+  from a copy of K transposed in HBM (`flywheel-layout{gdn-state-keys=transposed-copy}`:
+  slower than a transpose per chunk) and flywheel-tpu's chain with each inverse solved
+  where its loop was (`flywheel-tri-inverse{interleave=false}`). Without --ablation, the
+  default and the default with one value head per step
   (not stacked), which libtpu estimates at 8192 tokens.
 Lengths: libtpu 0.0.50.1's profile gives FlyWheel's stacked kernel an estimate of 0
 cycles for the kernel op (the rest of the module is estimated), though it compiles,
@@ -92,19 +96,21 @@ LONGEST_FULL = 8192
 FLYWHEEL = [
     ("FlyWheel, forward substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", ""),
     ("FlyWheel, + tri-inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-heads=4 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
-    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
-    ("FlyWheel, + doubling", "flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + the heads' inverses side by side", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-single-pass=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + the target's value heads per step (v6e: 8)", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + doubling", "flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + the heads' inverses side by side (products in lane groups of 128)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-single-pass=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-block-rows=0}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-block-rows=0}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, flywheel-tpu's chain with each inverse solved apart (not taken)", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{interleave=false},"),
     ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
-    ("FlyWheel (flywheel-tpu: + each chunk's parallel work before the previous chunk's state update)", "flywheel-layout,flywheel-tile",
+    ("FlyWheel (flywheel-tpu: + each chunk's parallel work before the previous chunk's state update, the chunks' inverses solved together)", "flywheel-layout,flywheel-tile",
      "flywheel-pipeline,flywheel-tri-inverse,"),
 ]
 

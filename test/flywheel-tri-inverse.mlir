@@ -51,14 +51,17 @@
 // U and W (one product, T [bV | b e^g K]) use the blocked inverse.
 // BLOCKED: "flywheel.matmul"(%[[X64]], {{.*}} : (vector<64x64xf32>, vector<64x256xf32>, vector<64x256xf32>)
 
-// Four value heads per grid step stack their 64 x 64 inverses into one 256 x 256 A
+// Four value heads per grid step in one block (gdn-block-rows=0) stack their 64 x 64
+// inverses into one 256 x 256 A
 // that is zero off its diagonal 64-blocks (A's select also keeps row / 64 == column /
 // 64): the loop has 63 steps, and the merges stop at 64. By default the inverse is
 // solved on those blocks side by side (64 x 256: row i, the columns of head h hold row
-// 64 h + i of the stacked tile), so each product pushes 64 rows through the MXU, not
-// 256. The products keep the loop's precision.
+// 64 h + i of the stacked tile), each product in lane groups of 128 (two heads): the
+// group's left columns times its right columns stacked back, a 128 x 128 tile, so
+// each product pushes 64 rows through the MXU against 128 x 128 weights, and the
+// groups' products are independent. The products keep the loop's precision.
 // RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.stacked-input.mlir
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=SIDE
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=SIDE
 // SIDE: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // SIDE-NOT: "scf.for"
 // Each element's column within its head's block: column - (column / 64) * 64.
@@ -66,8 +69,9 @@
 // SIDE: %[[HEAD:.*]] = "arith.divsi"(%[[COLUMN]],
 // SIDE: %[[START:.*]] = "arith.muli"(%[[HEAD]],
 // SIDE-NEXT: %[[WITHIN:.*]] = "arith.subi"(%[[COLUMN]], %[[START]])
-// The stacked tile's diagonal 64-blocks, where right operands are stacked back.
+// The diagonal 64-blocks of the stacked tile (where T is stacked back) and of a group.
 // SIDE: %[[DIAGONAL_BLOCKS:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}> : (vector<256x256xi32>, vector<256x256xi32>) -> vector<256x256xi1>
+// SIDE: %[[GROUP_BLOCKS:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}> : (vector<128x128xi32>, vector<128x128xi32>) -> vector<128x128xi1>
 // A's diagonal blocks side by side: the sum of its four row blocks (the identity's
 // likewise).
 // SIDE-NEXT: "vector.extract_strided_slice"(%[[A:.*]]) <{offsets = [0, 0], sizes = [64, 256], strides = [1, 1]}> : (vector<256x256xf32>) -> vector<64x256xf32>
@@ -83,27 +87,79 @@
 // SIDE: "arith.divsi"(%[[WITHIN]],
 // SIDE: %[[N:.*]] = "arith.select"(%{{.*}}, %[[A_SIDE]], %{{.*}}) : (vector<64x256xi1>, vector<64x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
 // SIDE-NEXT: %[[X:.*]] = "arith.subf"(%[[I_SIDE]], %[[N]])
-// N N: the right N stacked back, four copies kept on the diagonal blocks.
-// SIDE-NEXT: %[[COPIES:.*]] = "tpu.concatenate"(%[[N]], %[[N]], %[[N]], %[[N]]) {dimension = 0 : i32} : ({{.*}}) -> vector<256x256xf32>
+// N N, group by group: the group's columns of N times its columns stacked back (two
+// copies kept on the group's diagonal blocks), the products joined side by side.
+// SIDE-NEXT: %[[LEFT:.*]] = "vector.extract_strided_slice"(%[[N]]) <{offsets = [0, 0], sizes = [64, 128], strides = [1, 1]}>
+// SIDE-NEXT: %[[RIGHT:.*]] = "vector.extract_strided_slice"(%[[N]]) <{offsets = [0, 0], sizes = [64, 128], strides = [1, 1]}>
+// SIDE-NEXT: %[[COPIES:.*]] = "tpu.concatenate"(%[[RIGHT]], %[[RIGHT]]) {dimension = 0 : i32} : ({{.*}}) -> vector<128x128xf32>
 // SIDE-NEXT: %[[ZEROS:.*]] = "arith.constant"
-// SIDE-NEXT: %[[N_STACKED:.*]] = "arith.select"(%[[DIAGONAL_BLOCKS]], %[[COPIES]], %[[ZEROS]])
+// SIDE-NEXT: %[[N_STACKED:.*]] = "arith.select"(%[[GROUP_BLOCKS]], %[[COPIES]], %[[ZEROS]])
 // SIDE-NEXT: "arith.constant"
-// SIDE-NEXT: %[[N2:.*]] = "flywheel.matmul"(%[[N]], %[[N_STACKED]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x256xf32>, vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
+// SIDE-NEXT: %[[FIRST:.*]] = "flywheel.matmul"(%[[LEFT]], %[[N_STACKED]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>) -> vector<64x128xf32>
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[N]]) <{offsets = [0, 128], sizes = [64, 128], strides = [1, 1]}>
+// SIDE: %[[SECOND:.*]] = "flywheel.matmul"
+// SIDE-NEXT: %[[N2:.*]] = "tpu.concatenate"(%[[FIRST]], %[[SECOND]]) {dimension = 1 : i32} : ({{.*}}) -> vector<64x256xf32>
 // SIDE-NEXT: %[[F2:.*]] = "arith.addf"(%[[I_SIDE]], %[[N2]])
-// SIDE: "flywheel.matmul"(%[[X]], {{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x256xf32>, vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
-// SIDE-COUNT-8: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x256xf32>, vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[X]]) <{offsets = [0, 0], sizes = [64, 128]
+// SIDE-NEXT: "vector.extract_strided_slice"(%[[F2]]) <{offsets = [0, 0], sizes = [64, 128]
+// Every product of the inverse so: 10 products, 20 group products, none 256 wide.
+// SIDE-COUNT-18: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>) -> vector<64x128xf32>
+// SIDE-NOT: vector<256x256xf32>, vector<64x256xf32>) -> vector<64x256xf32>
 // T stacked back for T [bV | b e^g K].
-// SIDE-NEXT: %[[SOLVED:.*]] = "arith.subf"
+// SIDE: %[[SOLVED:.*]] = "arith.subf"
 // SIDE-NEXT: "tpu.concatenate"(%[[SOLVED]], %[[SOLVED]], %[[SOLVED]], %[[SOLVED]])
 // SIDE-NEXT: "arith.constant"
 // SIDE-NEXT: %[[T:.*]] = "arith.select"(%[[DIAGONAL_BLOCKS]],
-// SIDE-NOT: "flywheel.matmul"({{.*}} : (vector<64x256xf32>
+// SIDE-NOT: "flywheel.matmul"({{.*}} : (vector<64x
 // SIDE: "flywheel.matmul"(%[[T]], {{.*}} -> vector<256x256xf32>
+
+// Heads whose side-by-side row is not whole lane groups of 128 (three heads, 192
+// lanes) take each product whole: the right operand stacked back to 192 x 192.
+// RUN: sed 's/x2x128xbf16/x3x128xbf16/g; s/x2xf32/x3xf32/g; s/1x2x128x128xf32/1x3x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.three-input.mlir
+// RUN: flywheel-opt %t.three-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=3 gdn-chunks-per-step=1},flywheel-tri-inverse)' | FileCheck %s --check-prefix=THREE
+// THREE-NOT: (vector<64x128xf32>, vector<128x128xf32>
+// THREE-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x192xf32>, vector<192x192xf32>, vector<64x192xf32>) -> vector<64x192xf32>
+
+// Independent inverses of consecutive loops are solved together (interleave, on by
+// default): by default a step works on diagonal blocks of 128 rows (two heads), so four
+// heads make two loops per chunk; their products alternate, and both blocks' T [bV | b
+// e^g K] come after all 20 products of the two inverses. With interleave=false each
+// inverse is solved where its loop was.
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=TOGETHER
+// TOGETHER: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (2 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s), 2 loops solved together
+// TOGETHER-NOT: "scf.for"
+// TOGETHER-NOT: vector<128x256xf32>) -> vector<128x256xf32>
+// TOGETHER: %[[N_FIRST:.*]] = "arith.select"({{.*}}) : (vector<64x128xi1>, vector<64x128xf32>, vector<64x128xf32>) -> vector<64x128xf32>
+// TOGETHER-NEXT: "arith.constant"
+// TOGETHER-NEXT: %[[N_SECOND:.*]] = "arith.select"({{.*}}) : (vector<64x128xi1>, vector<64x128xf32>, vector<64x128xf32>) -> vector<64x128xf32>
+// TOGETHER: "flywheel.matmul"(%[[N_FIRST]], {{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
+// TOGETHER: "flywheel.matmul"(%[[N_SECOND]], {{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
+// TOGETHER-COUNT-18: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
+// TOGETHER-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>, vector<128x256xf32>)
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1},flywheel-tri-inverse{interleave=false remarks=true})' 2>&1 | FileCheck %s --check-prefix=SEPARATE
+// SEPARATE-COUNT-2: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (2 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s){{$}}
+// SEPARATE-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
+// SEPARATE-NEXT: "arith.subf"
+// SEPARATE-NEXT: "tpu.concatenate"
+// SEPARATE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>, vector<128x256xf32>)
+// SEPARATE-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
+// SEPARATE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>, vector<128x256xf32>)
+// Near miss: with two chunks per step in program order, the first chunk's state update
+// (which stores its output) uses its inverses before the second chunk's loops, so the
+// chunks' inverses are solved apart (each chunk's two blocks together);
+// flywheel-pipeline issues the second chunk's parallel work before that update, and all
+// four are solved together.
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=2},flywheel-tri-inverse{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNKS-APART
+// CHUNKS-APART-COUNT-2: 3 merge(s), 2 loops solved together
+// CHUNKS-APART-NOT: remark
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=2},flywheel-pipeline,flywheel-tri-inverse{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPELINED
+// PIPELINED: 3 merge(s), 4 loops solved together
+// PIPELINED-NOT: remark
 
 // With side-by-side=false the inverse works on the stacked 256 x 256 tiles. The defaults
 // otherwise: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
 // products, then 3 merges of 2 products each, all keeping bf16x3.
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4},flywheel-tri-inverse{side-by-side=false remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
+// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1},flywheel-tri-inverse{side-by-side=false remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
 // STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // STACKED-NOT: dense<128> : vector<256x256xi32>
 // STACKED-NOT: "scf.for"

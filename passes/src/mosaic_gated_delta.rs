@@ -18,10 +18,12 @@
 //! unchanged.
 //!
 //! A grid step serves `heads_per_step` value heads stacked into the matmul rows (row r is
-//! position r % C of head r / C): the chunk-parallel part is one R x R program (R = heads
-//! x C) whose masks keep each head's C x C diagonal block, so A is block diagonal and one
-//! forward substitution of C - 1 steps inverts every head's block; the state products run
-//! per head, stage by stage across the heads. Q and K are loaded once per key head and
+//! position r % C of head r / C): the chunk-parallel part is a B x B program (B =
+//! `block_heads` x C rows, by default 128) per diagonal block of the step's R x R tile (R =
+//! heads x C), whose masks keep each head's C x C diagonal block, so A is block diagonal
+//! and one forward substitution of C - 1 steps inverts every head's block of it;
+//! `flywheel-tri-inverse` solves the blocks' (and the chunks') inverses together. The
+//! state products run per head, stage by stage across the heads. Q and K are loaded once per key head and
 //! repeated for the value heads reading it; Kᵀ, for the state updates, is one transpose
 //! per key head and chunk, or with `keys_transposed` sliced from a second copy of K laid
 //! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). With
@@ -29,7 +31,7 @@
 //! and, per head, [W; e^γ Q] S. With `exp2_gates`, the gates are taken in base 2
 //! (g · log2(e), one multiply of the gate row before the cumsum) and every exponential
 //! of a gate sum is an `exp2`, meant to save the multiply by log2(e) each `exp` of the
-//! R x R decay tile carries; libtpu's static cycles show no gain, so it is off by default.
+//! B x B decay tile carries; libtpu's static cycles show no gain, so it is off by default.
 
 use crate::{
     kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
@@ -68,10 +70,27 @@ pub struct GatedDeltaPlan {
     /// Kᵀ read from a transposed copy of K ([B, Nk, Dk, T'], after the initial state
     /// among the operands) instead of transposed in each chunk.
     pub keys_transposed: bool,
+    /// Value heads whose chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, T) are one block
+    /// diagonal tile (a divisor of `heads_per_step`): those tiles are zero off each head's
+    /// C x C block, so the step's R x R program runs as R / (block_heads x C) diagonal
+    /// blocks of it, and its work grows with the heads, not their square.
+    pub block_heads: i64,
     /// Chunks one grid step runs, in order, the state passed from one to the next in
     /// registers: a chunk's chunk-parallel work does not wait for the state, so the
     /// scheduler can overlap it with the previous chunk's state products.
     pub chunks_per_step: i64,
+}
+
+/// A chunk's chunk-parallel results, one tile per diagonal block of `block_heads` heads:
+/// U and W, scale e^γ Q, e^{γ_C - γ} and e^{γ_C} as columns, and the weights scale Q Kᵀ ⊙ D.
+#[derive(Default)]
+struct ChunkParallel {
+    u: Vec<String>,
+    w: Vec<String>,
+    q_scaled: Vec<String>,
+    to_end: Vec<String>,
+    e_total: Vec<String>,
+    weights: Vec<String>,
 }
 
 /// The name of the kernel function in a Gated DeltaNet kernel module.
@@ -137,8 +156,6 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let (q_window, v_window, gate_window, state_window) = ([1, key_slots, per_step * c, dk], [1, heads, per_step * c, dv], [1, 1, per_step, 1, rows], [1, heads, dk, dv]);
     let k_t_window = [1, key_slots, dk, per_step * c];
     let state_scratch = [heads, dk, dv];
-    let square = [rows, rows];
-    let square_type = f32s(&square);
     let precision = plan.bf16x3.then_some("bf16x3");
     let after_inverse = if plan.single_pass_products { Some("bf16") } else { precision };
     let mut w = Writer::new(2);
@@ -161,8 +178,15 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let exp_name = if plan.exp2_gates { "math.exp2" } else { "math.exp" };
     let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op(exp_name, &[(value, &f32s(shape))], FAST, &f32s(shape));
 
-    // Masks over (i, j) = (row, column) of the stacked R x R tile: the lower triangle
-    // (with and without its diagonal) within each head's C x C diagonal block.
+    // The chunk-parallel tiles are block diagonal over the step's heads; they are worked
+    // on as diagonal blocks of `block_heads` heads (B = block_heads x C rows), since
+    // everything off those blocks is zero. Masks over (i, j) = (row, column) of a B x B
+    // block: the lower triangle (with and without its diagonal) within each head's C x C
+    // diagonal block.
+    let block_heads = plan.block_heads;
+    let block_rows = block_heads * c;
+    let square = [block_rows, block_rows];
+    let square_type = f32s(&square);
     let ints = vector(&square, "i32");
     let bools = vector(&square, "i1");
     let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
@@ -170,7 +194,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let on_or_below = w.cmpi(5, &row, &column, &ints, &bools);
     let below = w.cmpi(4, &row, &column, &ints, &bools);
     let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
-    let same_head = if heads == 1 {
+    let same_head = if block_heads == 1 {
         None
     } else {
         let chunk = w.constant(&format!("dense<{c}>"), &ints);
@@ -200,37 +224,47 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
         w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
     };
-    // Shapes and helpers every chunk of the step uses; a gate row is [1, R], the MXU
+    // Shapes and helpers every chunk of the step uses; a gate row is [1, B], the MXU
     // takes at least 8 rows.
-    let key_type = vector(&[rows, dk], input);
-    let rows8 = [8, rows];
-    let row_type = f32s(&[1, rows]);
+    let key_type = vector(&[block_rows, dk], input);
+    let rows8 = [8, block_rows];
+    let row_type = f32s(&[1, block_rows]);
     let first_row = |w: &mut Writer, value: &str| {
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {rows}], strides = [1, 1]}}"), &row_type)
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {block_rows}], strides = [1, 1]}}"), &row_type)
     };
-    // A row as the column [R, width] whose row i is entry i, repeated.
+    // A row as the column [B, width] whose row i is entry i, repeated.
     let column_of = |w: &mut Writer, value: &str, width: i64| {
-        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, rows]));
-        w.op("vector.transpose", &[(&wide, &f32s(&[width, rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[rows, width]))
+        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, block_rows]));
+        w.op("vector.transpose", &[(&wide, &f32s(&[width, block_rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[block_rows, width]))
     };
     // Rows first .. first + C of a [height, width] tile.
     let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
         let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
         w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
     };
-    let head_rows = |w: &mut Writer, value: &str, width: i64, head: i64| rows_at(w, value, [rows, width], head * c);
+    // Rows first .. first + B of a stacked [R, width] tile of `element`s.
+    let block_of = |w: &mut Writer, value: &str, width: i64, element: &str, block: i64| {
+        if block_heads == heads {
+            return value.to_owned();
+        }
+        let attributes = format!("{{offsets = [{}, 0], sizes = [{block_rows}, {width}], strides = [1, 1]}}", block * block_rows);
+        w.op("vector.extract_strided_slice", &[(value, &vector(&[rows, width], element))], &attributes, &vector(&[block_rows, width], element))
+    };
+    // Head `head`'s rows of its block's [B, width] tile.
+    let head_rows = |w: &mut Writer, blocks: &[String], width: i64, head: i64| rows_at(w, &blocks[(head / block_heads) as usize], [block_rows, width], head % block_heads * c);
     let state_type = f32s(&[dk, dv]);
+    // A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
     let stack = |w: &mut Writer, parts: &[String]| {
         if parts.len() == 1 {
             return parts[0].clone();
         }
         let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
         let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
-        w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[rows, dv]))
+        w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[block_rows, dv]))
     };
     // Constant rows every chunk multiplies by.
-    let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, rows]));
-    let row_scale = w.splat(plan.scale, &[1, rows]);
+    let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, block_rows]));
+    let row_scale = w.splat(plan.scale, &[1, block_rows]);
     // The step's chunks in order, each state handed to the next in registers.
     let step_keys_transposed: Option<Vec<String>> = plan.keys_transposed.then(|| {
         (0..key_slots)
@@ -243,10 +277,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let mut states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
     for sub in 0..per_step {
         let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
-        let (q, k) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
-        let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
-        let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
-        let (q, k) = (to_f32(&mut w, &q, &[rows, dk]), to_f32(&mut w, &k, &[rows, dk]));
+        let (q_step, k_step) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
         let keys_transposed: Vec<String> = (0..key_slots)
             .map(|slot| {
                 if let Some(columns) = &step_keys_transposed {
@@ -258,69 +289,81 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                 w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
             })
             .collect();
-        let v = w.load_block("%v", &v_window, input, &[1, heads, c, dv], &[0, 0, sub * c, 0], &[rows, dv]);
-        let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, rows], &[0, 0, sub, 0, 0], &[1, rows]);
-        let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
-        let g = match &log2_e {
-            Some(log2_e) => w.binary("arith.mulf", &g, log2_e, &row_type),
-            None => g,
-        };
+        let mut parallel = ChunkParallel::default();
+        for block in 0..heads / block_heads {
+            let (q, k) = (block_of(&mut w, &q_step, dk, input, block), block_of(&mut w, &k_step, dk, input, block));
+            let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
+            let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
+            let (q, k) = (to_f32(&mut w, &q, &[block_rows, dk]), to_f32(&mut w, &k, &[block_rows, dk]));
+            let v = w.load_block("%v", &v_window, input, &[1, block_heads, c, dv], &[0, block * block_heads, sub * c, 0], &[block_rows, dv]);
+            let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, block_rows], &[0, 0, sub, 0, block * block_rows], &[1, block_rows]);
+            let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
+            let g = match &log2_e {
+                Some(log2_e) => w.binary("arith.mulf", &g, log2_e, &row_type),
+                None => g,
+            };
 
-        // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones within
-        // each head), each head's last entry γ_C repeated across its positions as g · Bᵀ (B
-        // the head's block of ones), on 8 copies of the row.
-        let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
-        let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
-        let gamma = first_row(&mut w, &gamma8);
-        let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
-        let total = first_row(&mut w, &total8);
-        let e_gamma = exp(&mut w, &gamma, &[1, rows]);
-        let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
-        let decay_to_end = exp(&mut w, &to_end, &[1, rows]);
-        let e_total = exp(&mut w, &total, &[1, rows]);
-        let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
-        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &row_scale, &row_type);
+            // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones
+            // within each head), each head's last entry γ_C repeated across its positions
+            // as g · Bᵀ (B the head's block of ones), on 8 copies of the row.
+            let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
+            let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
+            let gamma = first_row(&mut w, &gamma8);
+            let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
+            let total = first_row(&mut w, &total8);
+            let e_gamma = exp(&mut w, &gamma, &[1, block_rows]);
+            let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
+            let decay_to_end = exp(&mut w, &to_end, &[1, block_rows]);
+            let e_total = exp(&mut w, &total, &[1, block_rows]);
+            let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
+            let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &row_scale, &row_type);
 
-        // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
-        // (never exp of a rise).
-        let gamma_i = column_of(&mut w, &gamma, rows);
-        let gamma_j = w.op("vector.broadcast", &[(&gamma, &row_type)], "", &square_type);
-        let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
-        let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
-        let decay = exp(&mut w, &rise, &square);
+            // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0
+            // elsewhere (never exp of a rise).
+            let gamma_i = column_of(&mut w, &gamma, block_rows);
+            let gamma_j = w.op("vector.broadcast", &[(&gamma, &row_type)], "", &square_type);
+            let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
+            let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
+            let decay = exp(&mut w, &rise, &square);
 
-        // A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I + A)⁻¹
-        // by forward substitution: A is block diagonal, so C - 1 steps settle every row.
-        let beta_i = column_of(&mut w, &beta, rows);
-        let a = w.binary("arith.mulf", &kk, &decay, &square_type);
-        let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
-        let a = w.select(&below, &a, &zeros, &square);
-        let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
-            let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
-            w.binary("arith.subf", &identity, &ax, &square_type)
-        });
+            // A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I +
+            // A)⁻¹ by forward substitution: A is block diagonal, so C - 1 steps settle
+            // every row.
+            let beta_i = column_of(&mut w, &beta, block_rows);
+            let a = w.binary("arith.mulf", &kk, &decay, &square_type);
+            let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
+            let a = w.select(&below, &a, &zeros, &square);
+            let t = if std::env::var("PROBE_NO_INV").is_ok() { identity.clone() } else { w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
+                let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
+                w.binary("arith.subf", &identity, &ax, &square_type)
+            }) };
 
-        // U = T (β V), W = T (β e^γ K), for all the step's heads at once.
-        let vf = to_f32(&mut w, &v, &[rows, dv]);
-        let beta_v = column_of(&mut w, &beta, dv);
-        let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[rows, dv]));
-        let beta_k = column_of(&mut w, &beta_e_gamma, dk);
-        let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[rows, dk]));
-        // With shared operands one product T [βV | βe^γK] (as wide as the MXU at head dims
-        // 128) gives both.
-        let (u, w_tile) = if plan.shared_operands {
-            let joined_type = f32s(&[rows, dv + dk]);
-            let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[rows, dv])), (&beta_k, &f32s(&[rows, dk]))], "{dimension = 1 : i32}", &joined_type);
-            let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[rows, dv + dk], false, after_inverse);
-            (w.columns(&both, &[rows, dv + dk], 0, dv), w.columns(&both, &[rows, dv + dk], dv, dk))
-        } else {
-            let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[rows, dv])), &[rows, dv], false, after_inverse);
-            (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[rows, dk])), &[rows, dk], false, after_inverse))
-        };
-        let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
-        let q_scaled = w.binary("arith.mulf", &q_scale, &q, &f32s(&[rows, dk]));
-        let to_end = column_of(&mut w, &decay_to_end, dv);
-        let e_total_column = column_of(&mut w, &e_total, dv);
+            // U = T (β V), W = T (β e^γ K), for all the block's heads at once.
+            let vf = to_f32(&mut w, &v, &[block_rows, dv]);
+            let beta_v = column_of(&mut w, &beta, dv);
+            let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[block_rows, dv]));
+            let beta_k = column_of(&mut w, &beta_e_gamma, dk);
+            let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[block_rows, dk]));
+            // With shared operands one product T [βV | βe^γK] (as wide as the MXU at head
+            // dims 128) gives both.
+            let (u, w_tile) = if plan.shared_operands {
+                let joined_type = f32s(&[block_rows, dv + dk]);
+                let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[block_rows, dv])), (&beta_k, &f32s(&[block_rows, dk]))], "{dimension = 1 : i32}", &joined_type);
+                let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[block_rows, dv + dk], false, after_inverse);
+                (w.columns(&both, &[block_rows, dv + dk], 0, dv), w.columns(&both, &[block_rows, dv + dk], dv, dk))
+            } else {
+                let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[block_rows, dv])), &[block_rows, dv], false, after_inverse);
+                (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[block_rows, dk])), &[block_rows, dk], false, after_inverse))
+            };
+            let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
+            parallel.q_scaled.push(w.binary("arith.mulf", &q_scale, &q, &f32s(&[block_rows, dk])));
+            parallel.to_end.push(column_of(&mut w, &decay_to_end, dv));
+            parallel.e_total.push(column_of(&mut w, &e_total, dv));
+            let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
+            parallel.weights.push(w.binary("arith.mulf", &weights, &score_scale, &square_type));
+            parallel.u.push(u);
+            parallel.w.push(w_tile);
+        }
 
         // The serial part, per head, stage by stage across the heads so their independent
         // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
@@ -329,7 +372,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let mut from_state = Vec::new();
         for (head, s) in states.iter().enumerate() {
             let head = head as i64;
-            let (w_head, q_head) = (head_rows(&mut w, &w_tile, dk, head), head_rows(&mut w, &q_scaled, dk, head));
+            let (w_head, q_head) = (head_rows(&mut w, &parallel.w, dk, head), head_rows(&mut w, &parallel.q_scaled, dk, head));
             // With shared operands one product [W; e^γ Q] S gives W S and Q S.
             let ws = if plan.shared_operands {
                 let stacked = w.op("tpu.concatenate", &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))], "{dimension = 0 : i32}", &f32s(&[2 * c, dk]));
@@ -340,17 +383,20 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                 from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, after_inverse));
                 w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, after_inverse)
             };
-            let u_head = head_rows(&mut w, &u, dv, head);
+            let u_head = head_rows(&mut w, &parallel.u, dv, head);
             new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
         }
-        let (new_values, from_state) = (stack(&mut w, &new_values), stack(&mut w, &from_state));
-        let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
-        let weights = w.binary("arith.mulf", &weights, &score_scale, &square_type);
-        let intra = w.matmul((&weights, &square_type), (&new_values, &f32s(&[rows, dv])), &[rows, dv], false, after_inverse);
-        let o = w.binary("arith.addf", &from_state, &intra, &f32s(&[rows, dv]));
-        let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
-        w.store_block(&o, &[rows, dv], "%o", &v_window, &plan.output, &[1, heads, c, dv], &[0, 0, sub * c, 0]);
-        let decayed_values = w.binary("arith.mulf", &to_end, &new_values, &f32s(&[rows, dv]));
+        let by_block = |parts: &[String]| parts.chunks(block_heads as usize).map(<[String]>::to_vec).collect::<Vec<_>>();
+        let (new_values, from_state): (Vec<String>, Vec<String>) = (by_block(&new_values).iter().map(|parts| stack(&mut w, parts)).collect(), by_block(&from_state).iter().map(|parts| stack(&mut w, parts)).collect());
+        let value_type = f32s(&[block_rows, dv]);
+        let mut decayed_values = Vec::new();
+        for block in 0..(heads / block_heads) as usize {
+            let intra = w.matmul((&parallel.weights[block], &square_type), (&new_values[block], &value_type), &[block_rows, dv], false, after_inverse);
+            let o = w.binary("arith.addf", &from_state[block], &intra, &value_type);
+            let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &value_type)], "", &vector(&[block_rows, dv], &plan.output)) };
+            w.store_block(&o, &[block_rows, dv], "%o", &v_window, &plan.output, &[1, block_heads, c, dv], &[0, block as i64 * block_heads, sub * c, 0]);
+            decayed_values.push(w.binary("arith.mulf", &parallel.to_end[block], &new_values[block], &value_type));
+        }
         let mut new_states = Vec::new();
         for (head, s) in states.iter().enumerate() {
             let head = head as i64;
@@ -358,8 +404,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let k_t = &keys_transposed[(head / repeats) as usize];
             let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, after_inverse);
             // e^{γ_C} of this head over its whole state: its first row of the column form.
-            let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head * c);
-            let factor = w.op("vector.extract_strided_slice", &[(&e_total_column, &f32s(&[rows, dv]))], &attributes, &f32s(&[1, dv]));
+            let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head % block_heads * c);
+            let factor = w.op("vector.extract_strided_slice", &[(&parallel.e_total[(head / block_heads) as usize], &value_type)], &attributes, &f32s(&[1, dv]));
             let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", &state_type);
             let s = w.binary("arith.mulf", &state_decay, s, &state_type);
             let s = w.binary("arith.addf", &s, &update, &state_type);

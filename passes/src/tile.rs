@@ -44,10 +44,11 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
-    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 512 on v6e and 256 elsewhere; lowered to the most that divide the heads and fit the key-head groups)" },
+    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 512 on v6e and tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
     OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the gate cumsums and the inverse keep gdn-precision" },
     OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
+    OptionSpec { name: "gdn-block-rows", kind: OptionKind::Int, default: "128", help: "Rows of the diagonal blocks the Gated DeltaNet kernel's chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, the inverse, the output weights) are worked on in, whole heads of a step (0: the step's whole stacked tile, heads x chunk square)" },
     OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (g x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,835,760 against 1,830,129)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
@@ -102,6 +103,7 @@ fn create(options: &PassOptions) -> Pass {
         single_pass_products: options.bool("gdn-single-pass"),
         exp2_gates: options.bool("gdn-exp2"),
         chunks_per_step: options.int("gdn-chunks-per-step"),
+        block_rows: options.int("gdn-block-rows"),
     };
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, kernel, remarks))
 }
@@ -389,15 +391,19 @@ pub struct GatedDeltaOptions {
     pub exp2_gates: bool,
     /// Chunks per grid step, the state passed on in registers.
     pub chunks_per_step: i64,
+    /// Rows of the diagonal blocks the chunk-parallel tiles are worked on in (0: the
+    /// step's whole stacked tile).
+    pub block_rows: i64,
 }
 
 /// The rows a Gated DeltaNet grid step stacks by default on `target`: libtpu's static
-/// cycles, 4 key / 8 value heads x 2048 tokens, chunks of 64: v6e 327,319 with 8 heads
-/// per step against 350,511 with 4; tpu7x 387,700 against 374,121.
+/// cycles, 4 key / 8 value heads x 2048 tokens, chunks of 64, diagonal blocks of 128
+/// rows: v6e 166,430 with 8 heads per step against 177,247 with 4; tpu7x 160,619 against
+/// 163,877. v5e keeps 256, unmeasured (libtpu's static profile of the kernel aborts there).
 fn gated_delta_rows(target: &str) -> i64 {
     match target {
-        "v6e" => 512,
-        _ => 256,
+        "v5e" => 256,
+        _ => 512,
     }
 }
 
@@ -432,7 +438,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step } = options;
+    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step, block_rows } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -461,6 +467,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         scale: op.scale()?,
         initial_state: op.initial_state().is_some(),
         heads_per_step: 1,
+        block_heads: 1,
         bf16x3,
         single_pass_products,
         shared_operands,
@@ -489,7 +496,11 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     let fits = |n: &i64| plan.value_heads % n == 0 && (group % n == 0 || n % group == 0);
     let heads = if heads == 0 { (stacked_rows / plan.chunk).max(1) } else { heads };
     let heads_per_step = (1..=heads.max(1)).rev().find(fits).unwrap_or(1);
-    Ok(GatedDeltaPlan { heads_per_step, ..plan })
+    // The most heads per diagonal block, up to `block_rows`, that divide the step's; a
+    // block that is not the whole step starts at a multiple of 128 lanes in the gate rows.
+    let block_heads = (1..=(block_rows / plan.chunk).max(1)).rev().find(|n| heads_per_step % n == 0).unwrap_or(1);
+    let block_heads = if block_rows == 0 || (block_heads * plan.chunk) % 128 != 0 { heads_per_step } else { block_heads };
+    Ok(GatedDeltaPlan { heads_per_step, block_heads, ..plan })
 }
 
 fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDeltaPlan) -> Result<(), String> {

@@ -25,7 +25,7 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, ops_named, replace_op, splat_before},
+    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops, ops_named, replace_op, splat_before},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::ir::{
@@ -34,6 +34,7 @@ use melior::ir::{
     BlockLike, RegionLike, Type, Value, ValueLike,
 };
 use melior::pass::Pass;
+use std::collections::HashSet;
 
 static PASS_ID: PassId = PassId;
 
@@ -41,6 +42,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
     OptionSpec { name: "diagonal", kind: OptionKind::Choice(&["substitution", "doubling"]), default: "doubling", help: "How the diagonal blocks are inverted: forward substitution (block - 1 serial products) or the doubling product (I - N)(I + N^2)(I + N^4)... (log2(block) levels)" },
     OptionSpec { name: "side-by-side", kind: OptionKind::Bool, default: "true", help: "With several heads' inverses stacked on the diagonal (flywheel-tile's gdn-heads), work on their blocks side by side (C x size, not size x size): each product pushes C rows through the MXU instead of size" },
+    OptionSpec { name: "interleave", kind: OptionKind::Bool, default: "true", help: "Solve the inverses of consecutive loops (a grid step's chunks) together, product by product, so their independent chains share each product's latency; ops between that use an earlier inverse move after the last loop" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
 ];
 
@@ -54,16 +56,17 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let block: i64 = options.choice("block").parse().expect("a listed choice");
     let doubling = options.choice("diagonal") == "doubling";
-    let (side_by_side, remarks) = (options.bool("side-by-side"), options.bool("remarks"));
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, block, doubling, side_by_side, remarks))
+    let (side_by_side, interleave, remarks) = (options.bool("side-by-side"), options.bool("interleave"), options.bool("remarks"));
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, block, doubling, side_by_side, interleave, remarks))
 }
 
 /// Rewrites every forward-substitution inverse in the Gated DeltaNet kernels directly in
 /// `root`.
-pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side: bool, remarks: bool) -> bool {
+pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side: bool, interleave: bool, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
     for (symbol, kernel) in kernel_functions(root, crate::mosaic_gated_delta::KERNEL_NAME) {
         let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
+        let mut solvable = Vec::new();
         for for_op in ops_named(kernel, "scf.for") {
             match forward_substitution(for_op) {
                 Ok(inverse) if inverse.blocks <= block => {
@@ -75,20 +78,7 @@ pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side:
                     emit_error(location, &format!("@{symbol}: flywheel-tri-inverse: blocks of {block} do not tile a {0} x {0} inverse", inverse.blocks));
                     return false;
                 }
-                Ok(inverse) => {
-                    blocked(&inverse, block, doubling, side_by_side);
-                    if remarks {
-                        let merges = (inverse.blocks / block).ilog2();
-                        let heads = inverse.size / inverse.blocks;
-                        let diagonal = match (heads, side_by_side) {
-                            (1, _) => String::new(),
-                            (_, true) => format!(" ({heads} of them on the diagonal, solved side by side)"),
-                            (_, false) => format!(" ({heads} of them on the diagonal)"),
-                        };
-                        let method = if doubling { "the doubling product" } else { "forward substitution" };
-                        emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {method}, {merges} merge(s)", inverse.blocks));
-                    }
-                }
+                Ok(inverse) => solvable.push(inverse),
                 Err(reason) => {
                     if remarks {
                         emit_remark(location, &format!("@{symbol}: loop left alone: {reason}"));
@@ -96,6 +86,71 @@ pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side:
                 }
             }
         }
+        let mut groups: Vec<Vec<ForwardSubstitution>> = Vec::new();
+        for inverse in solvable {
+            match groups.last_mut() {
+                Some(group) if interleave && joins(group, &inverse) => group.push(inverse),
+                _ => groups.push(vec![inverse]),
+            }
+        }
+        for group in groups {
+            if remarks {
+                let inverse = &group[0];
+                let merges = (inverse.blocks / block).ilog2();
+                let heads = inverse.size / inverse.blocks;
+                let diagonal = match (heads, side_by_side) {
+                    (1, _) => String::new(),
+                    (_, true) => format!(" ({heads} of them on the diagonal, solved side by side)"),
+                    (_, false) => format!(" ({heads} of them on the diagonal)"),
+                };
+                let method = if doubling { "the doubling product" } else { "forward substitution" };
+                let together = if group.len() > 1 { format!(", {} loops solved together", group.len()) } else { String::new() };
+                emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {method}, {merges} merge(s){together}", inverse.blocks));
+            }
+            blocked(&group, block, doubling, side_by_side);
+        }
+    }
+    true
+}
+
+/// Whether `next` can be solved together with `group` (the inverses of earlier loops):
+/// the same shape and precision, in the same block, and every op between the group's
+/// last loop and `next` that uses the group's results (directly or through each other)
+/// free of memory writes and regions, and not needed by `next`. Those ops are then moved
+/// after `next`, so the group's results are used only after it.
+fn joins(group: &[ForwardSubstitution], next: &ForwardSubstitution) -> bool {
+    let last = group.last().expect("a group is never empty");
+    if (last.size, last.blocks, &last.product_attributes) != (next.size, next.blocks, &next.product_attributes) {
+        return false;
+    }
+    let (Some(block), Some(next_block)) = (last.for_op.block(), next.for_op.block()) else { return false };
+    if block.to_raw().ptr != next_block.to_raw().ptr {
+        return false;
+    }
+    let ops = block_ops(block);
+    let position = |op: OperationRef| ops.iter().position(|other| other.to_raw().ptr == op.to_raw().ptr);
+    let (Some(from), Some(to)) = (position(last.for_op), position(next.for_op)) else { return false };
+    let mut slice: HashSet<usize> = group.iter().map(|inverse| inverse.for_op.result(0).expect("one result").to_raw().ptr as usize).collect();
+    let uses_slice = |op: OperationRef, slice: &HashSet<usize>| nested_ops(op).iter().any(|nested| (0..nested.operand_count()).any(|i| slice.contains(&(nested.operand(i).expect("counted").to_raw().ptr as usize))));
+    let mut dependent = Vec::new();
+    for &op in ops.get(from + 1..to).unwrap_or_default() {
+        if !uses_slice(op, &slice) {
+            continue;
+        }
+        let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+        if op.region_count() > 0 || name.contains("store") || name.contains("write") {
+            return false;
+        }
+        slice.extend((0..op.result_count()).map(|i| op.result(i).expect("counted").to_raw().ptr as usize));
+        dependent.push(op);
+    }
+    if from > to || uses_slice(next.for_op, &slice) {
+        return false;
+    }
+    // Moved in reverse, each right after `next`: they keep their order.
+    for op in dependent.iter().rev() {
+        // SAFETY: live ops of one block, moved within it after every op they use.
+        unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), next.for_op.to_raw()) };
     }
     true
 }
@@ -222,8 +277,11 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
     Ok(ForwardSubstitution { for_op, a, identity: operand(3), product_attributes, size, blocks })
 }
 
-/// Replaces a matched forward substitution by the blocked inverse, straight-line code
-/// (no loop, so the scheduler can interleave it with independent work).
+/// Replaces matched forward substitutions (of one shape and precision, all defined
+/// before the last loop and used after it) by their blocked inverses, straight-line code
+/// where the last loop was (no loop, so the scheduler can interleave it with independent
+/// work); several are solved together, product by product, so each product's latency is
+/// shared by independent chains.
 ///
 /// With several heads' inverses on the diagonal and `side_by_side`, the work is done on
 /// those blocks laid side by side, `blocks` x size (row i, columns of head h: row h
@@ -231,15 +289,16 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
 /// side-by-side left one times the stacked right one, so each product pushes `blocks`
 /// rows through the MXU instead of size; the right operands are stacked back (copies
 /// masked to the diagonal blocks), and so is the result.
-fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubling: bool, side_by_side: bool) {
-    let ForwardSubstitution { for_op, a, identity, size, blocks, .. } = *inverse;
+fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], block: i64, doubling: bool, side_by_side: bool) {
+    let last = inverses.last().expect("at least one inverse");
+    let (size, blocks) = (last.size, last.blocks);
     let heads = if side_by_side { size / blocks } else { 1 };
     let rows = size / heads;
-    let context = for_op.context();
+    let context = last.for_op.context();
     let vector = |rows: i64, element: &str| Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{size}x{element}>")).expect("a vector type");
     let (tile, ints, bools) = (vector(rows, "f32"), vector(rows, "i32"), vector(rows, "i1"));
-    // Everything goes where the loop was.
-    let at = for_op;
+    // Everything goes where the last loop was.
+    let at = last.for_op;
     let int_splat = |value: i64, r#type: Type<'c>| insert_before(at, "arith.constant", &[], r#type, &[("value", format!("dense<{value}> : {type}"))]);
     let iota = |dimension: i32, r#type: Type<'c>| insert_before(at, "tpu.iota", &[], r#type, &[("dimensions", format!("array<i32: {dimension}>"))]);
     // `row / span == column / span`, row and column counted within a head's block.
@@ -253,53 +312,96 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubli
         column = insert_before(at, "arith.subi", &[column, head_start], ints, &[]);
     }
     let same_span = |span: i64| same((row, column), span, ints, bools);
-    let add = |x, y| insert_before(at, "arith.addf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())]);
-    let subtract = |x, y| insert_before(at, "arith.subf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())]);
+    // Each tile below is one per inverse.
+    let add = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
+        xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "arith.addf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])).collect()
+    };
+    let subtract = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
+        xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "arith.subf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])).collect()
+    };
     // A stacked tile's diagonal blocks side by side: the sum of its row blocks (zero off
     // the diagonal blocks).
     let side_by_side_of = |stacked: Value<'c, 'a>| -> Value<'c, 'a> {
+        if heads == 1 {
+            return stacked;
+        }
         let row_block = |head: i64| {
             let attributes = [("offsets", format!("[{}, 0]", head * rows)), ("sizes", format!("[{rows}, {size}]")), ("strides", "[1, 1]".to_owned())];
             insert_before(at, "vector.extract_strided_slice", &[stacked], tile, &attributes)
         };
-        (1..heads).fold(row_block(0), |sum, head| add(sum, row_block(head)))
+        (1..heads).fold(row_block(0), |sum, head| insert_before(at, "arith.addf", &[sum, row_block(head)], tile, &[("fastmath", "#arith.fastmath<none>".into())]))
     };
-    let stacked_of = {
-        let square = a.r#type();
-        let diagonal_blocks = (heads > 1).then(|| {
-            let (ints, bools) = (vector(size, "i32"), vector(size, "i1"));
-            same((iota(0, ints), iota(1, ints)), blocks, ints, bools)
-        });
+    let group = if heads > 1 && 128 % blocks == 0 && size % 128 == 0 { 128 } else { size };
+    // A `rows` x `width` tile of heads' blocks side by side stacked back, for widths
+    // `group` and `size`: copies of it masked to the diagonal blocks of a `width` x
+    // `width` tile.
+    let stacker = |width: i64| {
+        let typed = |element: &str| Type::parse(unsafe { context.to_ref() }, &format!("vector<{width}x{width}x{element}>")).expect("a vector type");
+        let (square, ints, bools) = (typed("f32"), typed("i32"), typed("i1"));
+        let diagonal_blocks = (heads > 1).then(|| same((iota(0, ints), iota(1, ints)), blocks, ints, bools));
         move |value: Value<'c, 'a>| -> Value<'c, 'a> {
             let Some(diagonal_blocks) = diagonal_blocks else { return value };
-            let copies = insert_before(at, "tpu.concatenate", &vec![value; heads as usize], square, &[("dimension", "0 : i32".into())]);
+            let copies = insert_before(at, "tpu.concatenate", &vec![value; (width / blocks) as usize], square, &[("dimension", "0 : i32".into())]);
             insert_before(at, "arith.select", &[diagonal_blocks, copies, splat_before(at, 0.0, square)], square, &[])
         }
     };
-    let (a, identity) = if heads > 1 { (side_by_side_of(a), side_by_side_of(identity)) } else { (a, identity) };
-    let masked = |keep: Value<'c, 'a>| -> Value<'c, 'a> { insert_before(at, "arith.select", &[keep, a, splat_before(at, 0.0, tile)], tile, &[]) };
+    let (stacked_of, stacked_group_of) = (stacker(size), (group < size).then(|| stacker(group)));
+    let a: Vec<Value> = inverses.iter().map(|inverse| side_by_side_of(inverse.a)).collect();
+    // The inverses' identities, each laid side by side once.
+    let mut identities: Vec<(Value, Value)> = Vec::new();
+    let identity: Vec<Value> = inverses
+        .iter()
+        .map(|inverse| match identities.iter().find(|(stacked, _)| *stacked == inverse.identity) {
+            Some(&(_, side)) => side,
+            None => {
+                let side = side_by_side_of(inverse.identity);
+                identities.push((inverse.identity, side));
+                side
+            }
+        })
+        .collect();
+    let masked = |keep: Value<'c, 'a>| -> Vec<Value<'c, 'a>> { a.iter().map(|&a| insert_before(at, "arith.select", &[keep, a, splat_before(at, 0.0, tile)], tile, &[])).collect() };
+    // Columns of the side-by-side tiles one product takes: a lane tile of 128 (whole
+    // heads) where such tiles divide the row, so each product's right operand is a 128 x
+    // 128 block diagonal tile, not size x size; the groups' products are independent and
+    // issued together.
+    let part = Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{group}xf32>")).expect("a vector type");
+    let columns = |value: Value<'c, 'a>, first: i64| {
+        let attributes = [("offsets", format!("[0, {first}]")), ("sizes", format!("[{rows}, {group}]")), ("strides", "[1, 1]".to_owned())];
+        insert_before(at, "vector.extract_strided_slice", &[value], part, &attributes)
+    };
     // x y, both block diagonal, x (and the product) side by side when heads > 1.
-    let matmul = |x, y| {
-        let mut attributes = vec![("transpose_rhs", "false".to_owned())];
-        attributes.extend(inverse.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
-        insert_before(at, "flywheel.matmul", &[x, stacked_of(y), splat_before(at, 0.0, tile)], tile, &attributes)
+    let mut attributes = vec![("transpose_rhs", "false".to_owned())];
+    attributes.extend(last.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
+    let matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
+        let Some(stacked_group_of) = &stacked_group_of else {
+            return xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "flywheel.matmul", &[x, stacked_of(y), splat_before(at, 0.0, tile)], tile, &attributes)).collect();
+        };
+        let mut products = vec![Vec::new(); xs.len()];
+        for index in 0..size / group {
+            for (inverse, (&x, &y)) in xs.iter().zip(ys).enumerate() {
+                let (x, y) = (columns(x, index * group), columns(y, index * group));
+                products[inverse].push(insert_before(at, "flywheel.matmul", &[x, stacked_group_of(y), splat_before(at, 0.0, part)], part, &attributes));
+            }
+        }
+        products.iter().map(|parts| insert_before(at, "tpu.concatenate", parts, tile, &[("dimension", "1 : i32".into())])).collect()
     };
     // The diagonal blocks (N: A restricted to them, nilpotent of index `block`): `block`
     // - 1 steps of X ← I - N X, or (I - N)(I + N²)(I + N⁴)... (the same sum of powers of
     // -N, on blocks small enough that the powers stay bounded).
     let diagonal = masked(same_span(block));
-    let mut x = identity;
+    let mut x = identity.clone();
     if doubling {
-        x = subtract(identity, diagonal);
+        x = subtract(&identity, &diagonal);
         let (mut power, mut exponent) = (diagonal, 1);
         while 2 * exponent < block {
-            power = matmul(power, power);
+            power = matmul(&power, &power);
             exponent *= 2;
-            x = matmul(x, add(identity, power));
+            x = matmul(&x, &add(&identity, &power));
         }
     } else {
         for _ in 1..block {
-            x = subtract(identity, matmul(diagonal, x));
+            x = subtract(&identity, &matmul(&diagonal, &x));
         }
     }
     // Merges: X ← X - X (E X), E the lower-left s-blocks of A inside each 2s block.
@@ -307,19 +409,22 @@ fn blocked<'c: 'a, 'a>(inverse: &ForwardSubstitution<'c, 'a>, block: i64, doubli
     while span < blocks {
         let apart = insert_before(at, "arith.xori", &[same_span(2 * span), same_span(span)], bools, &[]);
         let lower_left = masked(apart);
-        x = subtract(x, matmul(x, matmul(lower_left, x)));
+        x = subtract(&x, &matmul(&x, &matmul(&lower_left, &x)));
         span *= 2;
     }
-    let x = stacked_of(x);
-    let mut bounds: Vec<Value> = (0..3).map(|i| for_op.operand(i).expect("a loop's bounds")).collect();
-    bounds.sort_by_key(|bound| bound.to_raw().ptr as usize);
-    bounds.dedup_by_key(|bound| bound.to_raw().ptr as usize);
-    replace_op(for_op, x);
-    // The loop's bound constants, unless something else uses them.
-    for bound in bounds {
-        if let Some(constant) = defined_by(bound, "arith.constant").filter(|_| crate::tile_ir::users(bound).is_empty()) {
-            // SAFETY: an op without uses, erased once (the bounds are distinct values).
-            unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };
+    for (inverse, x) in inverses.iter().zip(x) {
+        let x = stacked_of(x);
+        let for_op = inverse.for_op;
+        let mut bounds: Vec<Value> = (0..3).map(|i| for_op.operand(i).expect("a loop's bounds")).collect();
+        bounds.sort_by_key(|bound| bound.to_raw().ptr as usize);
+        bounds.dedup_by_key(|bound| bound.to_raw().ptr as usize);
+        replace_op(for_op, x);
+        // The loop's bound constants, unless something else uses them.
+        for bound in bounds {
+            if let Some(constant) = defined_by(bound, "arith.constant").filter(|_| crate::tile_ir::users(bound).is_empty()) {
+                // SAFETY: an op without uses, erased once (the bounds are distinct values).
+                unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };
+            }
         }
     }
 }

@@ -70,13 +70,18 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // Four chunks per step, f32 products, one head per step, each chunk's parallel work
     // issued two chunks ahead of the state updates.
     ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    // What flywheel-tpu runs for v6e: heads stacked to 512 rows (grouped_4_8 runs its eight
-    // value heads in one step, correlated_keys_4_heads its four), bf16x3 products, each chunk's
-    // parallel work before the previous chunk's state update, blocks of 8 by doubling,
-    // the heads' inverses side by side.
+    // What flywheel-tpu runs for v6e and tpu7x: heads stacked to 512 rows (grouped_4_8 runs
+    // its eight value heads in one step, correlated_keys_4_heads its four), their
+    // chunk-parallel tiles in diagonal blocks of 128 rows (two heads), bf16x3 products,
+    // each chunk's parallel work before the previous chunk's state update, blocks of 8 by
+    // doubling, the heads' inverses side by side, the blocks' and chunks' inverses solved
+    // together.
     ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
-    // The defaults with four heads per step (tpu7x's) and their inverse on the 256 x 256
-    // tiles, not side by side.
+    // The defaults with the step's chunk-parallel tiles whole (512 x 512 for grouped_4_8):
+    // the inverse side by side, its products in lane groups of 128.
+    ("whole_step_tiles", "flywheel-layout,flywheel-tile{gdn-block-rows=0}", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    // The defaults with four heads per step (v5e's) and their inverses on the 128 x 128
+    // blocks, not side by side.
     ("stacked_inverse", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-pipeline,flywheel-tri-inverse{side-by-side=false},", F32_PRODUCTS),
     // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
     // sliced per chunk from each step's four chunks.
