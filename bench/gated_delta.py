@@ -43,13 +43,12 @@ cycles for the kernel op (the rest of the module is estimated), though it compil
 from 4096 tokens on v6e with 4 value heads per grid step and from 1024 on tpu7x; with
 one head per step it estimates 8192 tokens. A row whose kernel op has no estimate is
 reported as such, never as a result. The profile stops estimating past an amount of
-simulated work (v6e: 64 grid steps of 4 value heads estimate, 128 do not; 32 steps of 8
-heads estimate, 64 do not; tpu7x: 16 and 32 steps of 4 heads), so one more row
-estimates every length: SLICED, the default kernel on one grid step's heads (v6e 4 key
-and 8 value heads, tpu7x 2 and 4; heads are a parallel grid axis, run one after another
-on a TensorCore), profiled at the two longest lengths that estimate (v6e 4096 and 8192
-tokens, tpu7x 2048 and 4096), the line through them read at the length, times the
-steps' head blocks (32 value heads / 8 on v6e, / 4 on tpu7x). Where the full kernel
+simulated work (v6e: 32 grid steps of 8 value heads estimate, 64 do not; tpu7x: 8 do,
+16 do not), so one more row estimates every length: SLICED, the default kernel on one
+grid step's heads (4 key and 8 value heads; heads are a parallel grid axis, run one
+after another on a TensorCore), profiled at the two longest lengths that estimate (v6e
+4096 and 8192 tokens, tpu7x 1024 and 2048), the line through them read at the length,
+times the steps' head blocks (32 value heads / 8). Where the full kernel
 estimates, the two rows side by side check the slice. Past 8192 tokens only the slice is
 profiled (one head per step would simulate 16,384 grid steps).
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
@@ -86,9 +85,9 @@ CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
 # default kernel; and the two lengths its line is drawn through: for FlyWheel the longest
 # that libtpu estimates; for XLA's chunked form the longest whose unrolled scan profiles
 # in this machine's memory (2048 tokens needs more than 12 GB).
-SLICE_HEADS = {SLICED: {"v6e": (4, 8), "tpu7x": (2, 4)},
+SLICE_HEADS = {SLICED: {"v6e": (4, 8), "tpu7x": (4, 8)},
                CHUNKED: {"v6e": (2, 4), "tpu7x": (2, 4)}}
-SLICE_LENGTHS = {SLICED: {"v6e": (4096, 8192), "tpu7x": (2048, 4096)},
+SLICE_LENGTHS = {SLICED: {"v6e": (4096, 8192), "tpu7x": (1024, 2048)},
                  CHUNKED: {"v6e": (512, 1024), "tpu7x": (512, 1024)}}
 # The longest length at which the full kernels (not only the slice) are profiled.
 LONGEST_FULL = 8192
