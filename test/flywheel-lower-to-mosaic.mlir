@@ -83,7 +83,7 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // The Gated DeltaNet kernel: one call with two results (o and the final state). Its f32
 // products ask Mosaic for fp32 precision (the MXU's default would round them to bf16);
 // with gdn-precision=bf16x3 each is three one-pass bf16 products of the operands' high
-// and low bf16 parts instead (lo·hi, hi·lo, then hi·hi). The body is checked decoded
+// and low bf16 parts instead (hi·lo, then lo·hi and hi·hi as one product). The body is checked decoded
 // from the call's config.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=fp32},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
@@ -94,28 +94,41 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<8x128xf32>, vector<128x128xf32>, vector<8x128xf32>)
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3
-// An operand that holds bf16 numbers has no low part, and its product is left out: the
-// gate cumsum's mask of ones (a select of splats) takes two products.
+// Each f32 operand is split once, right after its definition. An operand that holds
+// bf16 numbers has no low part, and its product is left out: the gate cumsum's mask of
+// ones (a select of splats: its high part is the select of the bf16 splat) takes two
+// products (its left operand has 8 rows, too few to stack).
 // BF16X3-NOT: contract_precision
+// BF16X3: %[[ONE:.*]] = "stable_mosaic.arith.truncf"(%{{.*}}) : (vector<128x128xf32>) -> vector<128x128xbf16>
+// BF16X3: %[[ONES:.*]] = "stable_mosaic.arith.select"(%{{.*}}, %[[ONE]], %{{.*}}) : (vector<128x128xi1>, vector<128x128xbf16>, vector<128x128xbf16>)
 // BF16X3: %[[HIGH:.*]] = "stable_mosaic.arith.truncf"(%[[X:.*]]) : (vector<8x128xf32>) -> vector<8x128xbf16>
 // BF16X3-NEXT: %[[BACK:.*]] = "stable_mosaic.arith.extf"(%[[HIGH]])
 // BF16X3-NEXT: %[[REST:.*]] = "stable_mosaic.arith.subf"(%[[X]], %[[BACK]])
 // BF16X3-NEXT: %[[LOW:.*]] = "stable_mosaic.arith.truncf"(%[[REST]])
-// BF16X3-NEXT: %[[ONES:.*]] = "stable_mosaic.arith.truncf"(%{{.*}}) : (vector<128x128xf32>) -> vector<128x128xbf16>
-// BF16X3-NEXT: %[[P1:.*]] = "stable_mosaic.tpu.matmul"(%[[LOW]], %[[ONES]], %{{.*}})
+// BF16X3: %[[P1:.*]] = "stable_mosaic.tpu.matmul"(%[[LOW]], %[[ONES]], %{{.*}})
 // BF16X3-NEXT: "stable_mosaic.tpu.matmul"(%[[HIGH]], %[[ONES]], %[[P1]])
-// Two f32 tiles (the inverse's first merge) take three.
-// BF16X3: %[[AH:.*]] = "stable_mosaic.arith.truncf"(%[[A:.*]]) : (vector<64x128xf32>) -> vector<64x128xbf16>
-// BF16X3-NEXT: %[[AB:.*]] = "stable_mosaic.arith.extf"(%[[AH]])
-// BF16X3-NEXT: %[[AR:.*]] = "stable_mosaic.arith.subf"(%[[A]], %[[AB]])
-// BF16X3-NEXT: %[[AL:.*]] = "stable_mosaic.arith.truncf"(%[[AR]])
-// BF16X3-NEXT: %[[BH:.*]] = "stable_mosaic.arith.truncf"(%[[B:.*]]) : (vector<128x128xf32>) -> vector<128x128xbf16>
-// BF16X3-NEXT: %[[BB:.*]] = "stable_mosaic.arith.extf"(%[[BH]])
-// BF16X3-NEXT: %[[BR:.*]] = "stable_mosaic.arith.subf"(%[[B]], %[[BB]])
-// BF16X3-NEXT: %[[BL:.*]] = "stable_mosaic.arith.truncf"(%[[BR]])
-// BF16X3-NEXT: %[[P2:.*]] = "stable_mosaic.tpu.matmul"(%[[AL]], %[[BH]], %{{.*}})
-// BF16X3-NEXT: %[[P3:.*]] = "stable_mosaic.tpu.matmul"(%[[AH]], %[[BL]], %[[P2]])
-// BF16X3-NEXT: "stable_mosaic.tpu.matmul"(%[[AH]], %[[BH]], %[[P3]])
+// Two f32 tiles take three products in two. The inverse's first, N N (N side by side,
+// times N stacked back): N's parts are the masking of A's parts, the right operand's
+// parts are N's stacked back in bf16 (never an f32 128 x 128 copy split again); the left
+// high and low parts go through as one product of 128 rows against the right high part
+// (its weights loaded once), the halves added to high x low.
+// BF16X3-NOT: "stable_mosaic.tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
+// BF16X3: %[[NH:.*]] = "stable_mosaic.arith.select"(%[[N_MASK:.*]], %{{.*}}, %[[Z:.*]]) : (vector<64x128xi1>, vector<64x128xbf16>, vector<64x128xbf16>)
+// BF16X3-NEXT: %[[NL:.*]] = "stable_mosaic.arith.select"(%[[N_MASK]], %{{.*}}, %[[Z]])
+// BF16X3: %[[CH:.*]] = "stable_mosaic.tpu.concatenate"(%[[NH]], %[[NH]]) {dimension = 0 : i32} : ({{.*}}) -> vector<128x128xbf16>
+// BF16X3-NEXT: %[[CL:.*]] = "stable_mosaic.tpu.concatenate"(%[[NL]], %[[NL]]) {dimension = 0 : i32}
+// BF16X3-NEXT: %[[Z2:.*]] = "stable_mosaic.arith.constant"
+// BF16X3-NEXT: %[[RH:.*]] = "stable_mosaic.arith.select"(%{{.*}}, %[[CH]], %[[Z2]])
+// BF16X3-NEXT: %[[RL:.*]] = "stable_mosaic.arith.select"(%{{.*}}, %[[CL]], %[[Z2]])
+// BF16X3-NEXT: "stable_mosaic.arith.constant"
+// BF16X3-NEXT: %[[P2:.*]] = "stable_mosaic.tpu.matmul"(%[[NH]], %[[RL]], %{{.*}})
+// BF16X3-NEXT: %[[BOTH:.*]] = "stable_mosaic.tpu.concatenate"(%[[NH]], %[[NL]]) {dimension = 0 : i32} : ({{.*}}) -> vector<128x128xbf16>
+// BF16X3-NEXT: "stable_mosaic.arith.constant"
+// BF16X3-NEXT: %[[P3:.*]] = "stable_mosaic.tpu.matmul"(%[[BOTH]], %[[RH]], %{{.*}}) {{.*}} -> vector<128x128xf32>
+// BF16X3-NEXT: %[[LOW_PART:.*]] = "stable_mosaic.vector.extract_strided_slice"(%[[P3]]) {offsets = [64, 0], sizes = [64, 128], strides = [1, 1]}
+// BF16X3-NEXT: %[[SUM:.*]] = "stable_mosaic.arith.addf"(%[[P2]], %[[LOW_PART]])
+// BF16X3-NEXT: %[[HIGH_PART:.*]] = "stable_mosaic.vector.extract_strided_slice"(%[[P3]]) {offsets = [0, 0], sizes = [64, 128], strides = [1, 1]}
+// BF16X3-NEXT: "stable_mosaic.arith.addf"(%[[SUM]], %[[HIGH_PART]])
 // Kᵀ for the state update (K widened from bf16, transposed) times the decayed values
 // takes two: Kᵀ has no low part.
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3-KEYS
@@ -129,12 +142,9 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // F32-KEYS-NEXT: %[[KTB:.*]] = "stable_mosaic.arith.extf"(%[[KTH]])
 // F32-KEYS-NEXT: "stable_mosaic.arith.subf"(%[[KT]], %[[KTB]])
 // BF16X3-KEYS: %[[KTH:.*]] = "stable_mosaic.arith.truncf"(%[[KT]]) : (vector<128x64xf32>) -> vector<128x64xbf16>
-// BF16X3-KEYS-NEXT: %[[VH:.*]] = "stable_mosaic.arith.truncf"(%[[V:.*]]) : (vector<64x128xf32>) -> vector<64x128xbf16>
-// BF16X3-KEYS-NEXT: %[[VB:.*]] = "stable_mosaic.arith.extf"(%[[VH]])
-// BF16X3-KEYS-NEXT: %[[VR:.*]] = "stable_mosaic.arith.subf"(%[[V]], %[[VB]])
-// BF16X3-KEYS-NEXT: %[[VL:.*]] = "stable_mosaic.arith.truncf"(%[[VR]])
-// BF16X3-KEYS-NEXT: %[[U:.*]] = "stable_mosaic.tpu.matmul"(%[[KTH]], %[[VL]], %{{.*}})
-// BF16X3-KEYS-NEXT: "stable_mosaic.tpu.matmul"(%[[KTH]], %[[VH]], %[[U]])
+// BF16X3-KEYS-NOT: "stable_mosaic.arith.subf"(%[[KT]],
+// BF16X3-KEYS: %[[U:.*]] = "stable_mosaic.tpu.matmul"(%[[KTH]], %[[VL:.*]], %{{.*}})
+// BF16X3-KEYS-NEXT: "stable_mosaic.tpu.matmul"(%[[KTH]], %[[VH:.*]], %[[U]])
 // BF16X3-KEYS-NOT: "stable_mosaic.arith.subf"(%[[KT]],
 // With gdn-single-pass the products after the inverse are one pass of the operands'
 // bf16 roundings, with no low parts: U and W from T [βV | βe^γK] first.

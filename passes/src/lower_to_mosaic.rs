@@ -6,17 +6,18 @@
 
 use crate::{
     hlo::HloBuilder,
-    tile_ir::{defining_op, element_type, float_splat, insert_before},
+    tile_ir::{defining_op, element_type, float_splat, insert_before, splat_before, users},
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use base64::Engine;
+use std::collections::HashMap;
 use flywheel_dialect::{diagnostics::emit_error, stablehlo::build};
 use melior::{
     ir::{
         attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
         operation::{OperationLike, OperationMutLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
-        Attribute, BlockLike, RegionLike, Value, ValueLike,
+        Attribute, BlockLike, BlockRef, RegionLike, Value, ValueLike,
     },
     pass::Pass,
 };
@@ -129,6 +130,17 @@ fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
     Ok(())
 }
 
+/// Size `index` of a vector value's shape.
+fn dimension(value: Value, index: isize) -> i64 {
+    unsafe { mlir_sys::mlirShapedTypeGetDimSize(melior::ir::TypeLike::to_raw(&value.r#type()), index) }
+}
+
+/// `vector<shape x element>` in the context of `op`.
+fn vector_type<'c>(op: OperationRef<'c, '_>, shape: &[i64], element: &str) -> melior::ir::Type<'c> {
+    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+    melior::ir::Type::parse(unsafe { op.context().to_ref() }, &format!("vector<{}x{element}>", dims.join("x"))).expect("a vector type")
+}
+
 fn rank(value: Value) -> i64 {
     unsafe { mlir_sys::mlirShapedTypeGetRank(melior::ir::TypeLike::to_raw(&value.r#type())) }
 }
@@ -143,14 +155,38 @@ fn serialize(module: OperationRef) -> Result<String, String> {
         }
         WalkResult::Advance
     });
+    let mut parts = Parts::default();
     for raw in matmuls {
         // SAFETY: collected from the live module; each is replaced and erased once.
         let matmul = unsafe { OperationRef::from_raw(raw) };
-        lower_matmul(matmul)?;
+        lower_matmul(matmul, &mut parts)?;
         unsafe { mlir_sys::mlirOperationDestroy(raw) };
     }
+    erase_unused(module);
     let text = module.to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form()).map_err(|error| error.to_string())?;
     Ok(properties_as_attributes(&text).iter().map(|line| stable_mosaic_names(line)).collect::<Vec<_>>().join("\n"))
+}
+
+/// Erases the pure ops whose results nothing uses: the f32 tiles whose bf16 parts were
+/// made from their sources instead (the stacked right operands).
+fn erase_unused(module: OperationRef) {
+    let mut ops = Vec::new();
+    module.walk(WalkOrder::PostOrder, |op| {
+        ops.push(op.to_raw());
+        WalkResult::Advance
+    });
+    // Users come after what they use: from the last op back, an op is erased before its
+    // operands' definitions are looked at.
+    for raw in ops.into_iter().rev() {
+        // SAFETY: collected from the live module; each is erased at most once, after its
+        // users.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+        let pure = ["arith.", "math.", "vector.extract_strided_slice", "vector.broadcast", "vector.transpose", "vector.shape_cast", "tpu.concatenate", "tpu.iota"].iter().any(|prefix| name.starts_with(prefix));
+        if pure && op.result_count() > 0 && (0..op.result_count()).all(|i| users(op.result(i).expect("counted").into()).is_empty()) {
+            unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        }
+    }
 }
 
 /// Generic-form lines with each op's properties (`<{...}>`) moved into its attribute
@@ -199,9 +235,11 @@ fn with_attributes(rest: &str, properties: &str) -> String {
 /// Mosaic's fp32 precision; when the op says `precision = "bf16x3"`, as three one-pass
 /// bf16 products of their high and low bf16 parts (hi·hi + hi·lo + lo·hi, about 16 bits
 /// of each product: half the MXU passes; an operand that holds bf16 numbers has no low
-/// part, and its product is left out); when it says `precision = "bf16"`, as one pass
+/// part, and its product is left out; the left high and low parts go through the MXU as
+/// one product of twice the rows against the right high part, so its weights are loaded
+/// once; each f32 operand is split once for all its products); when it says `precision = "bf16"`, as one pass
 /// of their bf16 roundings (the f32 accumulator kept).
-fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
+fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 'a>) -> Result<(), String> {
     let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
     let operands: Vec<Value> = matmul.operands().collect();
     let result = matmul.result(0).map_err(|_| "no result")?;
@@ -212,16 +250,34 @@ fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
         let (lhs, rhs) = (bf16_rounding(matmul, operands[0]), bf16_rounding(matmul, operands[1]));
         tpu_matmul(matmul, lhs, rhs, operands[2], transposed, false)
     } else if precision.as_deref() == Some("bf16x3") {
-        let (lhs_high, lhs_low) = bf16_parts(matmul, operands[0]);
-        let (rhs_high, rhs_low) = bf16_parts(matmul, operands[1]);
+        let (lhs_high, lhs_low) = parts.of(operands[0]);
+        let (rhs_high, rhs_low) = parts.of(operands[1]);
         let mut partial = operands[2];
-        if let Some(lhs_low) = lhs_low {
-            partial = tpu_matmul(matmul, lhs_low, rhs_high, partial, transposed, false);
-        }
         if let Some(rhs_low) = rhs_low {
             partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
         }
-        tpu_matmul(matmul, lhs_high, rhs_high, partial, transposed, false)
+        let rows = dimension(operands[0], 0);
+        match lhs_low {
+            // Both left parts against the right high part as one product of twice the
+            // rows, so the MXU takes those weights once (two weight loads, not three).
+            Some(lhs_low) if rows % 16 == 0 => {
+                let columns = dimension(operands[2], 1);
+                let stacked = insert_before(matmul, "tpu.concatenate", &[lhs_high, lhs_low], vector_type(matmul, &[2 * rows, dimension(lhs_high, 1)], "bf16"), &[("dimension", "0 : i32".into())]);
+                let both = tpu_matmul(matmul, stacked, rhs_high, splat_before(matmul, 0.0, vector_type(matmul, &[2 * rows, columns], "f32")), transposed, false);
+                let half = |first: i64| {
+                    let attributes = [("offsets", format!("[{first}, 0]")), ("sizes", format!("[{rows}, {columns}]")), ("strides", "[1, 1]".to_owned())];
+                    insert_before(matmul, "vector.extract_strided_slice", &[both], partial.r#type(), &attributes)
+                };
+                let add = |x, y| insert_before(matmul, "arith.addf", &[x, y], partial.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+                add(add(partial, half(rows)), half(0))
+            }
+            _ => {
+                if let Some(lhs_low) = lhs_low {
+                    partial = tpu_matmul(matmul, lhs_low, rhs_high, partial, transposed, false);
+                }
+                tpu_matmul(matmul, lhs_high, rhs_high, partial, transposed, false)
+            }
+        }
     } else {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, true)
     };
@@ -231,14 +287,85 @@ fn lower_matmul(matmul: OperationRef) -> Result<(), String> {
 
 /// An f32 vector rounded to bf16, before `anchor`.
 fn bf16_rounding<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> Value<'c, 'a> {
+    insert_before(anchor, "arith.truncf", &[value], bf16_type(value), &[])
+}
+
+/// The bf16 parts of f32 vectors, each vector split once for all its products: its bf16
+/// rounding and the bf16 rounding of what that leaves (None, all zeros, when the vector
+/// holds bf16 numbers), made right after the vector's definition so they serve every
+/// use. Rounding is elementwise, so a slice, concatenation or masking of vectors (with
+/// zeros) has the slice, concatenation or masking of their parts: the split is made on
+/// the smaller sources (the inverse's right operands are copies of one tile stacked and
+/// masked, and its operands are slices of tiles several products share).
+#[derive(Default)]
+struct Parts<'c, 'a> {
+    split: HashMap<usize, (Value<'c, 'a>, Option<Value<'c, 'a>>)>,
+}
+
+impl<'c: 'a, 'a> Parts<'c, 'a> {
+    fn of(&mut self, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
+        let key = value.to_raw().ptr as usize;
+        if let Some(&parts) = self.split.get(&key) {
+            return parts;
+        }
+        let parts = self.rearranged(value).unwrap_or_else(|| split(after_definition(value), value));
+        self.split.insert(key, parts);
+        parts
+    }
+
+    /// The parts of a slice, concatenation or zero-masking, from its sources' parts.
+    fn rearranged(&mut self, value: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Option<Value<'c, 'a>>)> {
+        let op = defining_op(value)?;
+        let at = after_definition(value);
+        let narrow = bf16_type(value);
+        let remake = |operands: &[Value<'c, 'a>]| {
+            let attributes: Vec<(String, String)> = op.attributes().map(|(name, attribute)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), attribute.to_string())).collect();
+            let attributes: Vec<(&str, String)> = attributes.iter().map(|(name, text)| (name.as_str(), text.clone())).collect();
+            insert_before(at, &op.name().as_string_ref().as_str().unwrap_or_default().to_owned(), operands, narrow, &attributes)
+        };
+        match op.name().as_string_ref().as_str() {
+            Ok("vector.extract_strided_slice") => {
+                let (high, low) = self.of(op.operand(0).ok()?);
+                Some((remake(&[high]), low.map(|low| remake(&[low]))))
+            }
+            Ok("tpu.concatenate") => {
+                let sources: Vec<_> = op.operands().map(|source| (source, self.of(source))).collect();
+                let high = remake(&sources.iter().map(|(_, (high, _))| *high).collect::<Vec<_>>());
+                let any_low = sources.iter().any(|(_, (_, low))| low.is_some());
+                let lows: Vec<Value> = sources.iter().map(|(source, (_, low))| low.unwrap_or_else(|| splat_before(at, 0.0, bf16_type(*source)))).collect();
+                Some((high, any_low.then(|| remake(&lows))))
+            }
+            Ok("arith.select") if float_splat(op.operand(2).ok()?) == Some(0.0) => {
+                let (mask, zeros) = (op.operand(0).ok()?, splat_before(at, 0.0, narrow));
+                let (high, low) = self.of(op.operand(1).ok()?);
+                Some((remake(&[mask, high, zeros]), low.map(|low| remake(&[mask, low, zeros]))))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Where a value's parts go: right after its definition (a block argument: at the start
+/// of its block).
+fn after_definition<'c: 'a, 'a>(value: Value<'c, 'a>) -> OperationRef<'c, 'a> {
+    match defining_op(value) {
+        Some(op) => op.next_in_block().expect("a terminator follows every op"),
+        None => {
+            // SAFETY: a value without a defining op is a block argument of a live block.
+            let block = unsafe { BlockRef::from_raw(mlir_sys::mlirBlockArgumentGetOwner(value.to_raw())) };
+            block.first_operation().expect("a block with arguments has ops")
+        }
+    }
+}
+
+fn bf16_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
     let text = value.r#type().to_string().replace("xf32>", "xbf16>");
-    let narrow = melior::ir::Type::parse(unsafe { anchor.context().to_ref() }, &text).expect("a bf16 vector type");
-    insert_before(anchor, "arith.truncf", &[value], narrow, &[])
+    melior::ir::Type::parse(unsafe { value.context().to_ref() }, &text).expect("a bf16 vector type")
 }
 
 /// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves, which
-/// is None (all zeros) when the vector holds bf16 numbers.
-fn bf16_parts<'c, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
+/// is None (all zeros) when the vector holds bf16 numbers, before `anchor`.
+fn split<'c: 'a, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
     let high = bf16_rounding(anchor, value);
     if holds_bf16(value) {
         return (high, None);
