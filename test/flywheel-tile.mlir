@@ -162,6 +162,15 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: flywheel-opt %t.3-heads.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=3})' | FileCheck %s --check-prefix=GDN-THREE
 // GDN-THREE-NOT: vector<128x128xbf16>
 // GDN-THREE: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<192x128xbf16>, vector<192x128xbf16>, vector<192x192xf32>)
+// Four chunks per step at most by default, two on tpu7x (whose 64 MiB of VMEM four
+// overflowed at 32 value heads); 256 tokens are four chunks.
+// RUN: sed 's/<1x128x/<1x256x/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.256-tokens.mlir
+// RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-4
+// RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-4
+// RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-2
+// RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile='target=tpu7x gdn-chunks-per-step=4 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-4
+// GDN-CHUNKS-4: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 2 value head(s) and 4 chunk(s) per step)
+// GDN-CHUNKS-2: remark: tiled into a Mosaic kernel (grid 1x1x2, chunks of 64, 2 value head(s) and 2 chunk(s) per step)
 // Chunks per step (by default the most of 4, 2, 1 dividing the chunks: here both): one
 // window of 128 tokens, each chunk's program in turn on its 64-token block (its own
 // forward substitution), the state read from scratch once before the first and

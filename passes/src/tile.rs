@@ -47,7 +47,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 512 on v6e and tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
     OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the gate cumsums and the inverse keep gdn-precision" },
-    OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
+    OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads, up to 2 on tpu7x, whose VMEM four overflowed; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
     OptionSpec { name: "gdn-block-rows", kind: OptionKind::Int, default: "128", help: "Rows of the diagonal blocks the Gated DeltaNet kernel's chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, the inverse, the output weights) are worked on in, whole heads of a step (0: the step's whole stacked tile, heads x chunk square)" },
     OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (g x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,835,760 against 1,830,129)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
@@ -99,6 +99,7 @@ fn create(options: &PassOptions) -> Pass {
         chunk: options.int("chunk"),
         heads: options.int("gdn-heads"),
         stacked_rows: gated_delta_rows(options.choice("target")),
+        most_chunks_per_step: gated_delta_chunks(options.choice("target")),
         bf16x3: options.choice("gdn-precision") == "bf16x3",
         single_pass_products: options.bool("gdn-single-pass"),
         exp2_gates: options.bool("gdn-exp2"),
@@ -389,8 +390,11 @@ pub struct GatedDeltaOptions {
     pub single_pass_products: bool,
     /// Gates in base 2 and exp2 for their exponentials.
     pub exp2_gates: bool,
-    /// Chunks per grid step, the state passed on in registers.
+    /// Chunks per grid step, the state passed on in registers (0: the most, up to
+    /// `most_chunks_per_step`, that divide the chunks).
     pub chunks_per_step: i64,
+    /// The most chunks a grid step runs by default on the target.
+    pub most_chunks_per_step: i64,
     /// Rows of the diagonal blocks the chunk-parallel tiles are worked on in (0: the
     /// step's whole stacked tile).
     pub block_rows: i64,
@@ -404,6 +408,18 @@ fn gated_delta_rows(target: &str) -> i64 {
     match target {
         "v5e" => 256,
         _ => 512,
+    }
+}
+
+/// The most chunks a Gated DeltaNet grid step runs by default on `target`: on tpu7x
+/// (64 MiB of VMEM) eight heads of four chunks a step ran out of it at 32 value heads and
+/// 2048 tokens (66.08M with XLA's own buffers, libtpu 0.0.50.1), two chunks fit, and on
+/// the 4 key / 8 value head slice at 2048 tokens they take 146,287 static cycles against
+/// 142,583 with four.
+fn gated_delta_chunks(target: &str) -> i64 {
+    match target {
+        "tpu7x" => 2,
+        _ => 4,
     }
 }
 
@@ -438,7 +454,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step, block_rows } = options;
+    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step, most_chunks_per_step, block_rows } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -479,7 +495,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
     }
     // plan.chunks() counts whole chunks while the plan has one per step.
-    let chunks_per_step = if chunks_per_step == 0 { [4, 2, 1].into_iter().find(|n| plan.chunks() % n == 0).unwrap_or(1) } else { chunks_per_step };
+    let chunks_per_step = if chunks_per_step == 0 { [4, 2, 1].into_iter().find(|&n| n <= most_chunks_per_step && plan.chunks() % n == 0).unwrap_or(1) } else { chunks_per_step };
     let plan = GatedDeltaPlan { chunks_per_step, ..plan };
     if !matches!(plan.chunks_per_step, 1 | 2 | 4) {
         return Err(format!("{} chunks per grid step (1, 2 or 4)", plan.chunks_per_step));
