@@ -43,8 +43,9 @@ cycles for the kernel op (the rest of the module is estimated), though it compil
 from 4096 tokens on v6e with 4 value heads per grid step and from 1024 on tpu7x; with
 one head per step it estimates 8192 tokens. A row whose kernel op has no estimate is
 reported as such, never as a result. The profile stops estimating past an amount of
-simulated work (v6e: 32 grid steps of 8 value heads estimate, 64 do not; tpu7x: 8 do,
-16 do not), so one more row estimates every length: SLICED, the default kernel on one
+simulated work (on one grid step's heads, v6e: 8192 tokens estimate, 16384 do not;
+tpu7x: 2048 do, 4096 did not with four chunks a step), so one more row estimates every
+length: SLICED, the default kernel on one
 grid step's heads (4 key and 8 value heads; heads are a parallel grid axis, run one
 after another on a TensorCore), profiled at the two longest lengths that estimate (v6e
 4096 and 8192 tokens, tpu7x 1024 and 2048), the line through them read at the length,
@@ -101,12 +102,12 @@ FLYWHEEL = [
     ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
     ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
     ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + the heads' inverses side by side (products in lane groups of 128)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-single-pass=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-block-rows=0}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-block-rows=0}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + the heads' inverses side by side (products in lane groups of 128)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4 gdn-single-pass=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together (tpu7x: 2 chunks per step)", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
     ("FlyWheel, flywheel-tpu's chain with each inverse solved apart (not taken)", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{interleave=false},"),
     ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel (flywheel-tpu: + each chunk's parallel work before the previous chunk's state update, the chunks' inverses solved together)", "flywheel-layout,flywheel-tile",
