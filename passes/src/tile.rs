@@ -402,8 +402,9 @@ pub struct GatedDeltaOptions {
 
 /// The rows a Gated DeltaNet grid step stacks by default on `target`: libtpu's static
 /// cycles, 4 key / 8 value heads x 2048 tokens, chunks of 64, diagonal blocks of 128
-/// rows: v6e 166,430 with 8 heads per step against 177,247 with 4; tpu7x 160,619 against
-/// 163,877. v5e keeps 256, unmeasured (libtpu's static profile of the kernel aborts there).
+/// rows (before the bf16x3 operands were split once): v6e 166,990 with 8 heads per step
+/// against 198,591 with 4; tpu7x 161,103 against 201,749. v5e keeps 256, unmeasured
+/// (libtpu's static profile of the kernel aborts there).
 fn gated_delta_rows(target: &str) -> i64 {
     match target {
         "v5e" => 256,
