@@ -318,11 +318,11 @@ impl<'c: 'a, 'a> Parts<'c, 'a> {
         let op = defining_op(value)?;
         let at = after_definition(value);
         let narrow = bf16_type(value);
-        let remake = |operands: &[Value<'c, 'a>]| {
-            let attributes: Vec<(String, String)> = op.attributes().map(|(name, attribute)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), attribute.to_string())).collect();
-            let attributes: Vec<(&str, String)> = attributes.iter().map(|(name, text)| (name.as_str(), text.clone())).collect();
-            insert_before(at, &op.name().as_string_ref().as_str().unwrap_or_default().to_owned(), operands, narrow, &attributes)
-        };
+        // The same op on bf16 parts: its name and attributes, the result narrowed.
+        let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+        let attributes: Vec<(String, String)> = op.attributes().map(|(name, attribute)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), attribute.to_string())).collect();
+        let attributes: Vec<(&str, String)> = attributes.iter().map(|(name, text)| (name.as_str(), text.clone())).collect();
+        let remake = |operands: &[Value<'c, 'a>]| insert_before(at, &name, operands, narrow, &attributes);
         match op.name().as_string_ref().as_str() {
             Ok("vector.extract_strided_slice") => {
                 let (high, low) = self.of(op.operand(0).ok()?);

@@ -130,10 +130,13 @@ fn joins(group: &[ForwardSubstitution], next: &ForwardSubstitution) -> bool {
     let ops = block_ops(block);
     let position = |op: OperationRef| ops.iter().position(|other| other.to_raw().ptr == op.to_raw().ptr);
     let (Some(from), Some(to)) = (position(last.for_op), position(next.for_op)) else { return false };
+    if from > to {
+        return false;
+    }
     let mut slice: HashSet<usize> = group.iter().map(|inverse| inverse.for_op.result(0).expect("one result").to_raw().ptr as usize).collect();
     let uses_slice = |op: OperationRef, slice: &HashSet<usize>| nested_ops(op).iter().any(|nested| (0..nested.operand_count()).any(|i| slice.contains(&(nested.operand(i).expect("counted").to_raw().ptr as usize))));
     let mut dependent = Vec::new();
-    for &op in ops.get(from + 1..to).unwrap_or_default() {
+    for &op in &ops[from + 1..to] {
         if !uses_slice(op, &slice) {
             continue;
         }
@@ -144,7 +147,7 @@ fn joins(group: &[ForwardSubstitution], next: &ForwardSubstitution) -> bool {
         slice.extend((0..op.result_count()).map(|i| op.result(i).expect("counted").to_raw().ptr as usize));
         dependent.push(op);
     }
-    if from > to || uses_slice(next.for_op, &slice) {
+    if uses_slice(next.for_op, &slice) {
         return false;
     }
     // Moved in reverse, each right after `next`: they keep their order.
