@@ -5,7 +5,7 @@
 // By default the scale folds into Q only when nothing rounds: here Q is bf16 and
 // 0.125 x log2(e) is not a power of two, so the scores keep their (base-2) scale.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
-// REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16 and the scale 0.180336{{[0-9]*}} is not a power of two (fold-scale=always rounds Q times it to bf16); 0 normalization(s) by reciprocal
+// REMARK: attention-bnth-causal-bf16.mlir:3:8: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16 and the scale 0.180336{{[0-9]*}} is not a power of two (fold-scale=split keeps it exact in two bf16 parts, fold-scale=always rounds Q times it to bf16); 0 normalization(s) by reciprocal
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=always remarks=true})' -o %t.all.mlir 2>&1 | FileCheck %s --check-prefix=REMARK-ALL
 // REMARK-ALL: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q; 0 normalization(s) by reciprocal
 // RUN: FileCheck %s --check-prefix=ALL < %t.all.mlir
@@ -24,6 +24,41 @@
 // The sum is as wide as the accumulator (head dim 128): one divide per element either
 // way, so the normalization stays a divide.
 // ALL: "arith.divf"({{.*}}) {{.*}} -> vector<256x128xf32>
+
+// fold-scale=split: Q times the scale in f32, as its bf16 rounding and the bf16 rounding
+// of the rest side by side (a contraction of 256, one pass of the v6e/tpu7x MXU), against
+// the K tile twice; the scores are not scaled again. Q is split once, right after its
+// load, for the step's two sub-block products.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{key-splits=2},flywheel-exp-softmax{fold-scale=split remarks=true})' -o %t.split.mlir 2>&1 | FileCheck %s --check-prefix=REMARK-SPLIT
+// REMARK-SPLIT: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q as two bf16 parts; 0 normalization(s) by reciprocal
+// RUN: FileCheck %s --check-prefix=SPLIT < %t.split.mlir
+// SPLIT: %[[Q:.*]] = "vector.shape_cast"({{.*}}) -> vector<256x128xbf16>
+// SPLIT-NEXT: %[[WIDE:.*]] = "arith.extf"(%[[Q]]) : (vector<256x128xbf16>) -> vector<256x128xf32>
+// SPLIT-NEXT: %[[FACTOR:.*]] = "arith.constant"() <{value = dense<0.180336{{[0-9]*}}> : vector<256x128xf32>}>
+// SPLIT-NEXT: %[[SCALED:.*]] = "arith.mulf"(%[[WIDE]], %[[FACTOR]])
+// SPLIT-NEXT: %[[HI:.*]] = "arith.truncf"(%[[SCALED]]) : (vector<256x128xf32>) -> vector<256x128xbf16>
+// SPLIT-NEXT: %[[HI_WIDE:.*]] = "arith.extf"(%[[HI]])
+// SPLIT-NEXT: %[[REST:.*]] = "arith.subf"(%[[SCALED]], %[[HI_WIDE]])
+// SPLIT-NEXT: %[[LO:.*]] = "arith.truncf"(%[[REST]]) : (vector<256x128xf32>) -> vector<256x128xbf16>
+// SPLIT-NEXT: %[[PARTS:.*]] = "tpu.concatenate"(%[[HI]], %[[LO]]) {dimension = 1 : i32} : (vector<256x128xbf16>, vector<256x128xbf16>) -> vector<256x256xbf16>
+// SPLIT: %[[TWICE:.*]] = "tpu.concatenate"(%[[K:.*]], %[[K]]) {dimension = 1 : i32} : (vector<128x128xbf16>, vector<128x128xbf16>) -> vector<128x256xbf16>
+// SPLIT-NEXT: %[[S:.*]] = "flywheel.matmul"(%[[PARTS]], %[[TWICE]], {{.*}}) {transpose_rhs = true} : (vector<256x256xbf16>, vector<128x256xbf16>, vector<256x128xf32>) -> vector<256x128xf32>
+// SPLIT-NOT: "arith.mulf"(%[[S]]
+// SPLIT: %[[TWICE_2:.*]] = "tpu.concatenate"(%[[K_2:.*]], %[[K_2]]) {dimension = 1 : i32}
+// SPLIT-NEXT: "flywheel.matmul"(%[[PARTS]], %[[TWICE_2]], {{.*}}) {transpose_rhs = true}
+// Near misses, folded without a split: a power-of-two scale (base e: 0.125) and f32 Q
+// fold exactly; at head dim 256 two parts would take two MXU passes, so the scale stays.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false fold-scale=split remarks=true})' -o %t.split-exact.mlir 2>&1 | FileCheck %s --check-prefix=SPLIT-EXACT-REMARK
+// SPLIT-EXACT-REMARK: remark: @flywheel_kernel_0: score scale folded into Q;
+// RUN: FileCheck %s --check-prefix=SPLIT-EXACT < %t.split-exact.mlir
+// SPLIT-EXACT: "arith.constant"() <{value = dense<1.250000e-01> : vector<256x128xf32>}>
+// SPLIT-EXACT-NOT: "tpu.concatenate"({{.*}}xbf16>
+// RUN: sed 's/bf16/f32/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=split remarks=true})' 2>&1 | FileCheck %s --check-prefix=SPLIT-F32
+// SPLIT-F32: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q;
+// SPLIT-F32: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<256x128xf32>, vector<{{[0-9]+}}x128xf32>
+// RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=split remarks=true})' 2>&1 | FileCheck %s --check-prefix=SPLIT-D256
+// SPLIT-D256: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16, the scale 0.180336{{[0-9]*}} is not a power of two, and two parts of head dim 256 would not fit one pass of the 256-deep MXU;
+// SPLIT-D256-NOT: vector<256x512xbf16>
 
 // With head dim 256 the sum is tiled across two lane tiles: one reciprocal of the
 // lane-replicated sums, tiled, then a multiply.

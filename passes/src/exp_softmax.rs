@@ -27,7 +27,7 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
+    tile_ir::{after_definition, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
@@ -43,7 +43,7 @@ static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "exp2", kind: OptionKind::Bool, default: "true", help: "Scores in base 2: scale x log2(e), exp2 for exp" },
-    OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale), always, or never" },
+    OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); always (Q times the scale rounded to bf16); or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
@@ -71,6 +71,7 @@ pub struct Rewrites {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fold {
     Exact,
+    Split,
     Always,
     Never,
 }
@@ -78,6 +79,7 @@ pub enum Fold {
 fn create(options: &PassOptions) -> Pass {
     let fold_scale = match options.choice("fold-scale") {
         "always" => Fold::Always,
+        "split" => Fold::Split,
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
@@ -99,7 +101,7 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
         }
         if rewrites.fold_scale != Fold::Never {
             notes.push(match fold_scale(kernel, rewrites.fold_scale) {
-                Ok(()) => "score scale folded into Q".to_owned(),
+                Ok(done) => done.to_owned(),
                 Err(reason) => format!("score scale not folded: {reason}"),
             });
         }
@@ -183,37 +185,106 @@ fn base_two(kernel: OperationRef) -> Result<(), String> {
     Ok(())
 }
 
-fn fold_scale(kernel: OperationRef, when: Fold) -> Result<(), String> {
+fn fold_scale(kernel: OperationRef, when: Fold) -> Result<&'static str, String> {
     let scales = score_scales(kernel)?;
-    for &(_, matmul, scale) in &scales {
-        let q = matmul.operand(0).map_err(|e| e.to_string())?;
-        let exact = scale.abs().log2().fract() == 0.0 || q.r#type().to_string().ends_with("xf32>");
-        if when == Fold::Exact && !exact {
-            return Err(format!("Q is bf16 and the scale {scale} is not a power of two (fold-scale=always rounds Q times it to bf16)"));
+    // Whether Q times the scale, rounded to Q's type, would round.
+    let rounds = |matmul: OperationRef, scale: f64| scale.abs().log2().fract() != 0.0 && matmul.operand(0).is_ok_and(|q| q.r#type().to_string().ends_with("xbf16>"));
+    if let Some(&(_, matmul, scale)) = scales.iter().find(|&&(_, matmul, scale)| rounds(matmul, scale)) {
+        let depth = matmul.operand(0).ok().and_then(|q| columns(q.r#type())).unwrap_or(usize::MAX);
+        match when {
+            Fold::Exact => return Err(format!("Q is bf16 and the scale {scale} is not a power of two (fold-scale=split keeps it exact in two bf16 parts, fold-scale=always rounds Q times it to bf16)")),
+            Fold::Split if 2 * depth > MXU_DEPTH => return Err(format!("Q is bf16, the scale {scale} is not a power of two, and two parts of head dim {depth} would not fit one pass of the {MXU_DEPTH}-deep MXU")),
+            _ => {}
         }
     }
+    let mut split_qs = Vec::new();
     for (mulf, matmul, scale) in scales {
-        fold_one(mulf, matmul, scale)?;
+        if when == Fold::Split && rounds(matmul, scale) {
+            fold_split(matmul, scale, &mut split_qs)?;
+        } else {
+            fold_rounded(matmul, scale)?;
+        }
+        let old_factor = mulf.operand(1).map_err(|e| e.to_string())?;
+        replace_op(mulf, matmul.result(0).map_err(|e| e.to_string())?.into());
+        erase_if_unused(old_factor);
     }
+    Ok(if split_qs.is_empty() { "score scale folded into Q" } else { "score scale folded into Q as two bf16 parts" })
+}
+
+/// The contraction depth the v6e and tpu7x MXUs take in one pass.
+const MXU_DEPTH: usize = 256;
+
+/// The `fold-scale` FlyWheel's chain uses on `target`: `split` where the MXU is 256 deep
+/// (v6e, tpu7x: at head dim 128 the split rides in the contraction's empty half; MHA 8 x
+/// 2048 x 128, static cycles: v6e 87,931 -> 82,395, tpu7x 94,424 -> 87,544), `exact` on
+/// v5e, whose 128-deep MXU would take a second pass (and whose static profile aborts on
+/// the split's bf16 ops, so it is unmeasured).
+pub fn fold_for_target(target: &str) -> &'static str {
+    if target == "v5e" {
+        "exact"
+    } else {
+        "split"
+    }
+}
+
+/// Q times the scale in f32, before `at`.
+fn scaled_f32<'c, 'a>(at: OperationRef<'c, 'a>, q: Value<'c, 'a>, scale: f64) -> Result<Value<'c, 'a>, String> {
+    let f32_type = Type::parse(unsafe { at.context().to_ref() }, &q.r#type().to_string().replace("xbf16>", "xf32>")).ok_or("Q's type")?;
+    let wide = if q.r#type() == f32_type { q } else { insert_before(at, "arith.extf", &[q], f32_type, &[]) };
+    let factor = splat_before(at, scale, f32_type);
+    Ok(insert_before(at, "arith.mulf", &[wide, factor], f32_type, &[("fastmath", "#arith.fastmath<none>".into())]))
+}
+
+/// Moves the score scale onto the product's left operand (Q, or K when transposed),
+/// rounded once to its type (libtpu 0.0.50.1 rejects a bf16 multiply by a constant on
+/// v6e and tpu7x).
+fn fold_rounded(matmul: OperationRef, scale: f64) -> Result<(), String> {
+    let q = matmul.operand(0).map_err(|e| e.to_string())?;
+    let scaled = scaled_f32(matmul, q, scale)?;
+    let scaled_q = if scaled.r#type() == q.r#type() { scaled } else { insert_before(matmul, "arith.truncf", &[scaled], q.r#type(), &[]) };
+    mutable(matmul).set_operand(0, scaled_q);
     Ok(())
 }
 
-/// Moves one score scale onto the product's left operand (Q, or K when transposed).
-fn fold_one(mulf: OperationRef, matmul: OperationRef, scale: f64) -> Result<(), String> {
+/// Moves the score scale onto a bf16 left operand as `[hi | lo] · [K | K]ᵀ`: Q times the
+/// scale in f32, split into its bf16 rounding and the rounding of the rest, side by side
+/// in the contraction, and the right operand twice. The scores see about 16 bits of the
+/// scaled Q, not bf16's 8, and at a head dim of at most half the MXU's depth the product
+/// takes as many MXU passes as Q Kᵀ did. Each Q is split once, after its definition, for
+/// all its products (`split_qs`: (Q, scale, its parts side by side)).
+#[allow(clippy::type_complexity)]
+fn fold_split<'c, 'a>(matmul: OperationRef<'c, 'a>, scale: f64, split_qs: &mut Vec<(Value<'c, 'a>, f64, Value<'c, 'a>)>) -> Result<(), String> {
     let q = matmul.operand(0).map_err(|e| e.to_string())?;
-    // The product in f32, rounded once to Q's type (libtpu 0.0.50.1 rejects a bf16
-    // multiply by a constant on v6e and tpu7x).
-    let f32_type = Type::parse(unsafe { matmul.context().to_ref() }, &q.r#type().to_string().replace("xbf16>", "xf32>")).ok_or("Q's type")?;
-    let is_bf16 = q.r#type() != f32_type;
-    let wide = if is_bf16 { insert_before(matmul, "arith.extf", &[q], f32_type, &[]) } else { q };
-    let factor = splat_before(matmul, scale, f32_type);
-    let scaled = insert_before(matmul, "arith.mulf", &[wide, factor], f32_type, &[("fastmath", "#arith.fastmath<none>".into())]);
-    let scaled_q = if is_bf16 { insert_before(matmul, "arith.truncf", &[scaled], q.r#type(), &[]) } else { scaled };
-    mutable(matmul).set_operand(0, scaled_q);
-    let old_factor = mulf.operand(1).map_err(|e| e.to_string())?;
-    replace_op(mulf, matmul.result(0).map_err(|e| e.to_string())?.into());
-    erase_if_unused(old_factor);
+    let k = matmul.operand(1).map_err(|e| e.to_string())?;
+    let side_by_side = |value: Value<'c, 'a>| doubled_columns(&value.r#type().to_string()).and_then(|text| Type::parse(unsafe { matmul.context().to_ref() }, &text)).ok_or("a 2-D tile");
+    let parts = match split_qs.iter().find(|(source, factor, _)| *source == q && *factor == scale) {
+        Some(&(_, _, parts)) => parts,
+        None => {
+            let at = after_definition(q);
+            let (high, low) = crate::lower_to_mosaic::split(at, scaled_f32(at, q, scale)?);
+            let low = low.ok_or("Q times the scale holds bf16 numbers")?;
+            let parts = insert_before(at, "tpu.concatenate", &[high, low], side_by_side(q)?, &[("dimension", "1 : i32".into())]);
+            split_qs.push((q, scale, parts));
+            parts
+        }
+    };
+    let k_twice = insert_before(matmul, "tpu.concatenate", &[k, k], side_by_side(k)?, &[("dimension", "1 : i32".into())]);
+    mutable(matmul).set_operand(0, parts);
+    mutable(matmul).set_operand(1, k_twice);
     Ok(())
+}
+
+/// The last dimension of a 2-D tile type.
+fn columns(tile: Type) -> Option<usize> {
+    tile.to_string().rsplit_once('x')?.0.rsplit_once('x')?.1.parse().ok()
+}
+
+/// A 2-D tile's type with its last dimension doubled: `vector<1024x128xbf16>` ->
+/// `vector<1024x256xbf16>`.
+fn doubled_columns(tile: &str) -> Option<String> {
+    let (shape, element) = tile.rsplit_once('x')?;
+    let (rows, columns) = shape.rsplit_once('x')?;
+    Some(format!("{rows}x{}x{element}", columns.parse::<usize>().ok()? * 2))
 }
 
 /// `acc / widen(l)` becomes `acc * widen(1 / l)`, where widen is the lane broadcast or

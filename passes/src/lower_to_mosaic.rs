@@ -6,7 +6,7 @@
 
 use crate::{
     hlo::HloBuilder,
-    tile_ir::{defining_op, element_type, float_splat, insert_before, splat_before, users},
+    tile_ir::{after_definition, defining_op, element_type, float_splat, insert_before, splat_before, users},
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
@@ -17,7 +17,7 @@ use melior::{
     ir::{
         attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
         operation::{OperationLike, OperationMutLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
-        Attribute, BlockLike, BlockRef, RegionLike, Value, ValueLike,
+        Attribute, BlockLike, RegionLike, Value, ValueLike,
     },
     pass::Pass,
 };
@@ -347,17 +347,6 @@ impl<'c: 'a, 'a> Parts<'c, 'a> {
 
 /// Where a value's parts go: right after its definition (a block argument: at the start
 /// of its block).
-fn after_definition<'c: 'a, 'a>(value: Value<'c, 'a>) -> OperationRef<'c, 'a> {
-    match defining_op(value) {
-        Some(op) => op.next_in_block().expect("a terminator follows every op"),
-        None => {
-            // SAFETY: a value without a defining op is a block argument of a live block.
-            let block = unsafe { BlockRef::from_raw(mlir_sys::mlirBlockArgumentGetOwner(value.to_raw())) };
-            block.first_operation().expect("a block with arguments has ops")
-        }
-    }
-}
-
 fn bf16_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
     let text = value.r#type().to_string().replace("xf32>", "xbf16>");
     melior::ir::Type::parse(unsafe { value.context().to_ref() }, &text).expect("a bf16 vector type")
@@ -365,7 +354,7 @@ fn bf16_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
 
 /// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves, which
 /// is None (all zeros) when the vector holds bf16 numbers, before `anchor`.
-fn split<'c: 'a, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
+pub(crate) fn split<'c: 'a, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
     let high = bf16_rounding(anchor, value);
     if holds_bf16(value) {
         return (high, None);

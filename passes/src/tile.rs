@@ -184,7 +184,8 @@ fn search_blocks(attention: AttentionOp, target: &str, key_splits: i64) -> Resul
         return Err(None);
     }
     let pipeline = |(q, k): (i64, i64)| {
-        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits}}},flywheel-exp-softmax,flywheel-pipeline,flywheel-lower-to-mosaic)")
+        let fold = crate::exp_softmax::fold_for_target(target);
+        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits}}},flywheel-exp-softmax{{fold-scale={fold}}},flywheel-pipeline,flywheel-lower-to-mosaic)")
     };
     let choice = block_search::search(attention, target, &candidates, pipeline).map_err(Some)?;
     let (q, k) = choice.blocks;

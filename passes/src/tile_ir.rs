@@ -129,6 +129,19 @@ pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>>
     is_result.then(|| unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(value.to_raw())) })
 }
 
+/// The op right after `value`'s definition (the first op of its block for a block
+/// argument): where to put what every use of `value` shares.
+pub fn after_definition<'c: 'a, 'a>(value: Value<'c, 'a>) -> OperationRef<'c, 'a> {
+    match defining_op(value) {
+        Some(op) => op.next_in_block().expect("a terminator follows every op"),
+        None => {
+            // SAFETY: a value without a defining op is a block argument of a live block.
+            let block = unsafe { BlockRef::from_raw(mlir_sys::mlirBlockArgumentGetOwner(value.to_raw())) };
+            block.first_operation().expect("a block with arguments has ops")
+        }
+    }
+}
+
 /// The value of an `arith.constant` splat of floats.
 pub fn float_splat(value: Value) -> Option<f64> {
     splat_value(defined_by(value, "arith.constant")?.attribute("value").ok()?)

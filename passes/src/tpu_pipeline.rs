@@ -43,10 +43,11 @@ fn expand(options: &PassOptions) -> String {
     let remarks = options.bool("remarks");
     let (target, auto_blocks) = (options.choice("target"), options.bool("auto-blocks"));
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
+    let fold = crate::exp_softmax::fold_for_target(target);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{remarks={remarks}}},\
+         causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{fold-scale={fold} remarks={remarks}}},\
          flywheel-pipeline{{remarks={remarks}}},flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
     )
 }
@@ -60,7 +61,9 @@ mod tests {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
         assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 auto-blocks=false target=v5e remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
+        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split remarks=false}"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
 }

@@ -66,13 +66,14 @@ const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
     ("baseline", "", 1, ""),
     ("exp_softmax", "", 1, "flywheel-exp-softmax,"),
     ("exp_softmax_fold_always", "", 1, "flywheel-exp-softmax{fold-scale=always},"),
+    ("exp_softmax_fold_split", "", 1, "flywheel-exp-softmax{fold-scale=split},"),
     ("exp_softmax_bf16_exp", "", 1, "flywheel-exp-softmax{bf16-exp=true},"),
     ("exp_softmax_conditional_rescale", "", 1, "flywheel-exp-softmax{conditional-rescale=true},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", 1, ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", 1, ""),
     ("pipeline", "", 2, "flywheel-pipeline,"),
-    ("all", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax,flywheel-pipeline,"),
-    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{bf16-exp=true},flywheel-pipeline,"),
+    ("all", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
+    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split bf16-exp=true},flywheel-pipeline,"),
     ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=always},flywheel-pipeline,"),
 ];
 
