@@ -74,7 +74,7 @@ const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
     ("pipeline", "", 2, "flywheel-pipeline,"),
     ("all", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
     ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split bf16-exp=true},flywheel-pipeline,"),
-    ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=always},flywheel-pipeline,"),
+    ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
