@@ -345,8 +345,6 @@ impl<'c: 'a, 'a> Parts<'c, 'a> {
     }
 }
 
-/// Where a value's parts go: right after its definition (a block argument: at the start
-/// of its block).
 fn bf16_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
     let text = value.r#type().to_string().replace("xf32>", "xbf16>");
     melior::ir::Type::parse(unsafe { value.context().to_ref() }, &text).expect("a bf16 vector type")
