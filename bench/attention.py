@@ -18,7 +18,9 @@ on its base-2 kernel, a bf16 multiply by log2(e)) — without causality its dens
 reads nothing from SMEM; with it, its SMEM work list is made static
 (bench/tokamax_static.py) — and a large bf16 matmul as the sanity line. FlyWheel runs
 `flywheel-tpu` with its block sizes searched per shape and target (`auto-blocks`);
-`--ablation` adds each FlyWheel transform alone and together (bench/ablation.json).
+`--ablation` adds each FlyWheel transform alone and together (bench/ablation.json);
+`--flywheel-only` compiles FlyWheel's programs alone and keeps the anchors' rows of
+bench/results.json (valid while libtpu and the anchors are unchanged).
 Not measured: RPA v3 (see the README).
 
 Splash's static variant: Splash reads its block mask and next-block table from SMEM
@@ -309,6 +311,21 @@ def cycles(program, target, label):
     return total
 
 
+def flywheel_row(shape, target):
+    """FlyWheel's row: flywheel-tpu with its blocks searched up to SEARCH_FLOPS (the search
+    compiles five candidates), else with its default blocks."""
+    searched = attention_flops(shape) <= SEARCH_FLOPS
+    config = CONFIGS["flywheel"] if searched else "flywheel-tpu, default blocks"
+    try:
+        program = flywheel_program(shape, target, ABLATION[-1][1] if searched else DEFAULT_BLOCKS)
+    except subprocess.CalledProcessError:
+        # No candidate profiled (libtpu's profiler aborts on all of them).
+        config = "flywheel-tpu, default blocks (no search candidate profiled)"
+        program = flywheel_program(shape, target, DEFAULT_BLOCKS)
+    return {"kernel": "flywheel", "config": config, "shape": shape[0], "target": target,
+            "cycles": cycles(program, target, f"flywheel {shape[0]}"), "flops": attention_flops(shape)}
+
+
 def attention_flops(shape):
     _, b, hq, _, s, d, causal = shape
     flops = 4 * b * hq * s * s * d
@@ -393,6 +410,9 @@ def main():
                         help="Also compile each FlyWheel transform alone and together at these shapes (bench/ablation.json)")
     parser.add_argument("--only", help="Comma-separated names of --shapes' shapes to run; bench/results.json keeps its "
                         "rows of the shapes and targets not run")
+    parser.add_argument("--flywheel-only", action="store_true",
+                        help="Compile only FlyWheel's programs; the anchors' rows come from bench/results.json "
+                        "(valid while libtpu and the anchors are unchanged)")
     parser.add_argument("--markdown", action="store_true",
                         help="Print the README's tables from bench/results.json and bench/ablation.json; compile nothing")
     arguments = parser.parse_args()
@@ -408,7 +428,18 @@ def main():
             parser.error(f"--only: {', '.join(unknown)} not in --shapes {arguments.shapes}")
         shapes = [shape for shape in shapes if shape[0] in names]
     results = ROOT / "bench" / "results.json"
-    kept = json.loads(results.read_text()) if arguments.only and results.exists() else []
+    previous = json.loads(results.read_text()) if results.exists() else []
+    kept = previous if arguments.only else []
+
+    def record(rows):
+        """Writes bench/results.json: `rows`, and with --only the earlier rows of shapes and
+        targets not run; returns that table."""
+        run = {(row["shape"], row["target"]) for row in rows}
+        table = [row for row in kept if (row["shape"], row["target"]) not in run] + rows
+        measure(table)
+        results.write_text(json.dumps(table, indent=1) + "\n")
+        return table
+
     if not FLYWHEEL.exists():
         subprocess.run(["cargo", "build", "--release", "-q", "--bin", "flywheel", "--bin", "flywheel-opt"],
                        cwd=ROOT, check=True)
@@ -417,6 +448,9 @@ def main():
     matmul = stablehlo(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.float32).astype(jnp.bfloat16),
                        *(jax.ShapeDtypeStruct((8192, 8192), jnp.bfloat16),) * 2)
     for target in targets:
+        if arguments.flywheel_only:
+            rows.extend(row for row in previous if row["kernel"] == "xla matmul (sanity)" and row["target"] == target)
+            continue
         total = cycles(matmul, target, "matmul 8192^3")
         rows.append({"kernel": "xla matmul (sanity)", "config": "", "shape": "8192^3 bf16", "target": target,
                      "cycles": total, "flops": 2 * 8192 ** 3})
@@ -427,6 +461,13 @@ def main():
         q = jax.ShapeDtypeStruct((b, hq, s, d), jnp.bfloat16)
         kv = jax.ShapeDtypeStruct((b, hkv, s, d), jnp.bfloat16)
         scale = d ** -0.5
+        if arguments.flywheel_only:
+            for target in targets:
+                rows.extend(row for row in previous if row["shape"] == name and row["target"] == target
+                            and row["kernel"] != "flywheel")
+                rows.append(flywheel_row(shape, target))
+            table = record(rows)
+            continue
         programs = {}
         # Kernels with 128-wide blocks simulate one grid step per 128 x 128 tile: past
         # SMALL_BLOCK_STEPS steps a profile takes over ten minutes, so they are skipped.
@@ -448,22 +489,11 @@ def main():
         splash = {f"{block}/{compute}": splash_static(shape, block, compute)
                   for block, compute in SPLASH_BLOCKS
                   if block <= s and (block > 128 or small_block_steps <= SMALL_BLOCK_STEPS)}
-        # The block search compiles five candidates: done up to SEARCH_FLOPS, else the
-        # flywheel-tpu default blocks.
-        searched = attention_flops(shape) <= SEARCH_FLOPS
         for target in targets:
-            flywheel_config = CONFIGS["flywheel"] if searched else "flywheel-tpu, default blocks"
-            try:
-                flywheel = flywheel_program(shape, target, ABLATION[-1][1] if searched else DEFAULT_BLOCKS)
-            except subprocess.CalledProcessError:
-                # No candidate profiled (libtpu's profiler aborts on all of them).
-                flywheel_config = "flywheel-tpu, default blocks (no search candidate profiled)"
-                flywheel = flywheel_program(shape, target, DEFAULT_BLOCKS)
-            programs_for_target = dict(programs, **{"flywheel": flywheel})
-            programs_for_target["tokamax splash"] = tokamax_splash(shape, target)
+            rows.append(flywheel_row(shape, target))
+            programs_for_target = dict(programs, **{"tokamax splash": tokamax_splash(shape, target)})
             for kernel, program in programs_for_target.items():
-                config = flywheel_config if kernel == "flywheel" else CONFIGS.get(kernel, "")
-                rows.append({"kernel": kernel, "config": config, "shape": name, "target": target,
+                rows.append({"kernel": kernel, "config": CONFIGS.get(kernel, ""), "shape": name, "target": target,
                              "cycles": cycles(program, target, f"{kernel} {name}"),
                              "flops": attention_flops(shape)})
             # Splash at its default blocks, and the best of the tuned ones.
@@ -479,10 +509,7 @@ def main():
             best = min(tuned, key=tuned.get) if tuned else None
             rows.append({"kernel": "jax splash static tuned", "config": f"blocks {best} (best)" if best else "",
                          "shape": name, "target": target, "cycles": tuned.get(best), "flops": attention_flops(shape)})
-        run = {(row["shape"], row["target"]) for row in rows}
-        table = [row for row in kept if (row["shape"], row["target"]) not in run] + rows
-        measure(table)
-        results.write_text(json.dumps(table, indent=1) + "\n")
+        table = record(rows)
     rows = table
     report(rows)
     if arguments.ablation:
