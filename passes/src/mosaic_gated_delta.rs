@@ -333,10 +333,10 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let a = w.binary("arith.mulf", &kk, &decay, &square_type);
             let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
             let a = w.select(&below, &a, &zeros, &square);
-            let t = if std::env::var("PROBE_NO_INV").is_ok() { identity.clone() } else { w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
+            let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
                 let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
                 w.binary("arith.subf", &identity, &ax, &square_type)
-            }) };
+            });
 
             // U = T (β V), W = T (β e^γ K), for all the block's heads at once.
             let vf = to_f32(&mut w, &v, &[block_rows, dv]);
