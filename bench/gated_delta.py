@@ -3,10 +3,11 @@ XLA's plain-jnp forms, Qwen3-Next-like heads (16 query/key heads, 32 value heads
 dims 128, bf16), on v6e and tpu7x (deviceless compiles, cached in bench/.cache like
 bench/attention.py).
 
-    .venv/bin/python bench/gated_delta.py [--lengths 512,2048,8192,32768] [--targets v6e,tpu7x] [--ablation]
+    .venv/bin/python bench/gated_delta.py [--lengths 512,2048,8192,32768] [--targets v6e,tpu7x] [--ablation] [--flywheel-only]
     .venv/bin/python bench/gated_delta.py --markdown   # the README's table from the JSON
 
-Rows are merged into bench/gated_delta.json (a run replaces only the rows it measures).
+Rows are merged into bench/gated_delta.json (a run replaces only the rows it measures;
+with --flywheel-only it measures FlyWheel's rows alone and keeps XLA's).
 
 Rows:
 - XLA, per-token scan: the recurrence (generate.py's gdn_recurrent) as XLA compiles one
@@ -196,18 +197,21 @@ def sliced_cycles(kernel, length, target):
     return round(at_length * VALUE_HEADS / SLICE_HEADS[kernel][target][1])
 
 
-def measure(lengths, targets, ablation):
+def measure(lengths, targets, ablation, flywheel_only):
+    """The rows at `lengths` and `targets`; with `flywheel_only`, FlyWheel's alone."""
     rows = []
     for length in lengths:
         # One head per step is estimated at lengths where the stacked kernel is not.
         variants = (FLYWHEEL if ablation else FLYWHEEL[-2:]) if length <= LONGEST_FULL else []
         for target in targets:
-            step = per_token_cycles(target)
-            rows.append({"kernel": XLA, "length": length, "target": target,
-                         "cycles": None if step is None else round(step * length)})
-            for kernel in (CHUNKED, SLICED):
-                rows.append({"kernel": kernel, "length": length, "target": target,
-                             "cycles": sliced_cycles(kernel, length, target)})
+            if not flywheel_only:
+                step = per_token_cycles(target)
+                rows.append({"kernel": XLA, "length": length, "target": target,
+                             "cycles": None if step is None else round(step * length)})
+                rows.append({"kernel": CHUNKED, "length": length, "target": target,
+                             "cycles": sliced_cycles(CHUNKED, length, target)})
+            rows.append({"kernel": SLICED, "length": length, "target": target,
+                         "cycles": sliced_cycles(SLICED, length, target)})
             for name, tiling, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
@@ -267,11 +271,14 @@ def main():
     parser.add_argument("--lengths", default="512,2048,8192,32768")
     parser.add_argument("--targets", default="v6e,tpu7x")
     parser.add_argument("--ablation", action="store_true", help="also each FlyWheel transform's step (v6e and tpu7x)")
+    parser.add_argument("--flywheel-only", action="store_true",
+                        help="measure FlyWheel's rows alone; XLA's rows stay as bench/gated_delta.json has them "
+                        "(valid while libtpu and the XLA programs are unchanged)")
     parser.add_argument("--markdown", action="store_true", help="print bench/gated_delta.json as the README's table, measuring nothing")
     args = parser.parse_args()
     if args.markdown:
         return markdown(json.loads(RESULTS.read_text()))
-    rows = measure([int(x) for x in args.lengths.split(",")], args.targets.split(","), args.ablation)
+    rows = measure([int(x) for x in args.lengths.split(",")], args.targets.split(","), args.ablation, args.flywheel_only)
     # Earlier runs' rows for other lengths or targets are kept (rows of kernels no longer
     # measured are dropped).
     key = lambda row: (row["kernel"], row["length"], row["target"])

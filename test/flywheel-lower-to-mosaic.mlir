@@ -91,22 +91,12 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // GDN-SAME: -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=FP32
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
-// FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<8x128xf32>, vector<128x128xf32>, vector<8x128xf32>)
+// FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3
-// Each f32 operand is split once, right after its definition. An operand that holds
-// bf16 numbers has no low part, and its product is left out: the gate cumsum's mask of
-// ones (a select of splats: its high part is the select of the bf16 splat) takes two
-// products (its left operand has 8 rows, too few to stack).
+// Each f32 operand is split once, right after its definition (an operand that holds
+// bf16 numbers has no low part, and its product is left out: Kᵀ, below).
 // BF16X3-NOT: contract_precision
-// BF16X3: %[[ONE:.*]] = "stable_mosaic.arith.truncf"(%{{.*}}) : (vector<128x128xf32>) -> vector<128x128xbf16>
-// BF16X3: %[[ONES:.*]] = "stable_mosaic.arith.select"(%{{.*}}, %[[ONE]], %{{.*}}) : (vector<128x128xi1>, vector<128x128xbf16>, vector<128x128xbf16>)
-// BF16X3: %[[HIGH:.*]] = "stable_mosaic.arith.truncf"(%[[X:.*]]) : (vector<8x128xf32>) -> vector<8x128xbf16>
-// BF16X3-NEXT: %[[BACK:.*]] = "stable_mosaic.arith.extf"(%[[HIGH]])
-// BF16X3-NEXT: %[[REST:.*]] = "stable_mosaic.arith.subf"(%[[X]], %[[BACK]])
-// BF16X3-NEXT: %[[LOW:.*]] = "stable_mosaic.arith.truncf"(%[[REST]])
-// BF16X3: %[[P1:.*]] = "stable_mosaic.tpu.matmul"(%[[LOW]], %[[ONES]], %{{.*}})
-// BF16X3-NEXT: "stable_mosaic.tpu.matmul"(%[[HIGH]], %[[ONES]], %[[P1]])
 // Two f32 tiles take three products in two. The inverse's first, N N (N side by side,
 // times N stacked back): N's parts are the masking of A's parts, the right operand's
 // parts are N's stacked back in bf16 (never an f32 128 x 128 copy split again); the left

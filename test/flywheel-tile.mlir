@@ -81,24 +81,40 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 
 // Gated DeltaNet: a chunked kernel, grid (batch, value head, chunk), the chunk axis
 // sequential with the f32 state in scratch; q and k read through the value head's key
-// head (h / 2), the gates as one [1, 64] row per chunk.
+// head (h / 2), the gates as [1, 64] rows per chunk: γ = cumsum(g) within the chunk,
+// taken outside the kernel in six shifted adds (Hillis–Steele: shifts 1, 2, .., 32),
+// beside γ_C (its last entry repeated), and β.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) and 1 chunk(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
-// GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"({{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// GDN: %[[G:.*]] = "stablehlo.reshape"(%{{.*}}) : (tensor<2x2x64xf32>) -> tensor<1x2x2x1x64xf32>
+// GDN: %[[HEAD:.*]] = "stablehlo.slice"(%[[G]]) <{limit_indices = array<i64: 1, 2, 2, 1, 63>, start_indices = array<i64: 0, 0, 0, 0, 0>
+// GDN: %[[SHIFTED:.*]] = "stablehlo.pad"(%[[HEAD]], %{{.*}}) <{edge_padding_high = array<i64: 0, 0, 0, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 0, 1>
+// GDN: "stablehlo.add"(%[[G]], %[[SHIFTED]])
+// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 2>
+// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 4>
+// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 8>
+// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 16>
+// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 32>
+// GDN: %[[GAMMA:.*]] = "stablehlo.add"
+// GDN-NOT: edge_padding_low = array<i64: 0, 0, 0, 0, 64>
+// GDN: %[[LAST:.*]] = "stablehlo.slice"(%[[GAMMA]]) <{limit_indices = array<i64: 1, 2, 2, 1, 64>, start_indices = array<i64: 0, 0, 0, 0, 63>
+// GDN: %[[TOTAL:.*]] = "stablehlo.broadcast_in_dim"(%[[LAST]]) {{.*}} -> tensor<1x2x2x1x64xf32>
+// GDN: %[[GATES:.*]] = "stablehlo.concatenate"(%[[GAMMA]], %[[TOTAL]]) <{dimension = 3 : i64}> : (tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> tensor<1x2x2x2x64xf32>
+// GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"(%{{.*}}, %{{.*}}, %{{.*}}, %[[GATES]], %{{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x2x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // GDN: sym_name = "gated_delta_kernel"
 // GDN: "scf.for"
 // GDN: dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>]
 // GDN-SAME: iteration_bounds = array<i64: 1, 2, 2>
 // GDN-SAME: scratch_operands = 1 : i64
-// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}
+// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 2, 64>}, {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}
 // GDN: sym_name = "key_chunks"
 // GDN: %[[GROUP:.*]] = "arith.constant"() <{value = 2 : i32}>
 // GDN: %[[KEY_HEAD:.*]] = "arith.divsi"(%{{.*}}, %[[GROUP]])
 // GDN: %[[KEY_BLOCK:.*]] = "arith.divsi"(%[[KEY_HEAD]],
 // GDN-NEXT: "func.return"(%{{.*}}, %[[KEY_BLOCK]], %{{.*}}, %{{.*}})
 // Head dims the kernel does not take, and chunk sizes, are kept with a reason.
-// The gates as written: natural-base exponentials. With gdn-exp2 the gate row is
+// The gates as written: natural-base exponentials. With gdn-exp2 the γ and γ_C rows are
 // multiplied by log2(e) (a constant row made once per step) and every exponential of a
 // gate sum is an exp2.
 // RUN: FileCheck %s --check-prefix=GDN-EXP < %t.gdn.mlir
@@ -106,7 +122,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-EXP: "math.exp"
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-exp2=true' | FileCheck %s --check-prefix=GDN-EXP2
 // GDN-EXP2: %[[LOG2E:.*]] = "arith.constant"() <{value = dense<1.44269502> : vector<1x64xf32>}>
-// GDN-EXP2: "arith.mulf"(%{{.*}}, %[[LOG2E]])
+// GDN-EXP2-COUNT-2: "arith.mulf"(%{{.*}}, %[[LOG2E]])
 // GDN-EXP2-NOT: "math.exp"(
 // GDN-EXP2: "math.exp2"
 // GDN-EXP2-NOT: "math.exp"(
@@ -148,7 +164,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-BLOCKS-NOT: vector<512x512xf32>
 // GDN-BLOCKS: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // GDN-BLOCKS: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x8x128x128xbf16>, index, index, index, index) -> vector<1x2x64x128xbf16>
-// GDN-BLOCKS: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x1x2x1x512xf32>, index, index, index, index, index) -> vector<1x1x1x1x128xf32>
+// GDN-BLOCKS: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x1x2x2x512xf32>, index, index, index, index, index) -> vector<1x1x1x1x128xf32>
 // GDN-BLOCKS-COUNT-8: }) : (index, index, index, vector<128x128xf32>) -> vector<128x128xf32>
 // GDN-BLOCKS-NOT: "scf.for"
 // gdn-block-rows=0 keeps the step's whole stacked tile: one loop per chunk on 512 x 512.
@@ -193,9 +209,8 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
 // GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)
 // With gdn-single-pass the products after the inverse (U and W, the state products,
-// P V', Kᵀ V') are one bf16 pass each; the gate cumsums and the inverse keep bf16x3.
+// P V', Kᵀ V') are one bf16 pass each; the inverse keeps bf16x3.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-SINGLE
-// GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = true} : (vector<8x128xf32>
 // GDN-SINGLE: "scf.for"
 // GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false}
 // GDN-SINGLE: "scf.yield"

@@ -216,13 +216,19 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
             return x;
         }
         let high: Vec<i64> = shape.iter().zip(input_shape).map(|(to, from)| to - from).collect();
+        self.pad(x, value, input_shape, &vec![0; shape.len()], &high, element)
+    }
+
+    /// `x` with `low` and `high` elements of `value` before and after along each axis.
+    pub fn pad(&self, x: Value<'c, 'a>, value: f64, input_shape: &[i64], low: &[i64], high: &[i64], element: &str) -> Value<'c, 'a> {
+        let shape: Vec<i64> = input_shape.iter().zip(low.iter().zip(high)).map(|(size, (before, after))| size + before + after).collect();
         let padding = self.scalar(value, element);
         let properties = [
-            ("edge_padding_low", self.i64_array(&vec![0; shape.len()])),
-            ("edge_padding_high", self.i64_array(&high)),
+            ("edge_padding_low", self.i64_array(low)),
+            ("edge_padding_high", self.i64_array(high)),
             ("interior_padding", self.i64_array(&vec![0; shape.len()])),
         ];
-        self.insert("stablehlo.pad", &[x, padding], self.tensor_type(shape, element), &properties)
+        self.insert("stablehlo.pad", &[x, padding], self.tensor_type(&shape, element), &properties)
     }
 
     /// The leading `shape` corner of `x`.
@@ -230,12 +236,24 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         if input_shape == shape {
             return x;
         }
+        self.slice(x, &vec![0; shape.len()], shape, element)
+    }
+
+    /// The elements of `x` from `start` (inclusive) to `limit` (exclusive) on each axis.
+    pub fn slice(&self, x: Value<'c, 'a>, start: &[i64], limit: &[i64], element: &str) -> Value<'c, 'a> {
+        let shape: Vec<i64> = start.iter().zip(limit).map(|(first, end)| end - first).collect();
         let properties = [
-            ("start_indices", self.i64_array(&vec![0; shape.len()])),
-            ("limit_indices", self.i64_array(shape)),
+            ("start_indices", self.i64_array(start)),
+            ("limit_indices", self.i64_array(limit)),
             ("strides", self.i64_array(&vec![1; shape.len()])),
         ];
-        self.insert("stablehlo.slice", &[x], self.tensor_type(shape, element), &properties)
+        self.insert("stablehlo.slice", &[x], self.tensor_type(&shape, element), &properties)
+    }
+
+    /// `parts` joined along `dimension`, into `shape`.
+    pub fn concatenate(&self, parts: &[Value<'c, 'a>], dimension: i64, shape: &[i64], element: &str) -> Value<'c, 'a> {
+        let dimension = self.attribute(&format!("{dimension} : i64"));
+        self.insert("stablehlo.concatenate", parts, self.tensor_type(shape, element), &[("dimension", dimension)])
     }
 
     /// `stablehlo.dynamic_slice(x, starts...)` of `sizes`.
@@ -315,4 +333,25 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         op.set_inherent_attribute("dimensions", self.i64_array(dimensions));
         self.insert_built(op)
     }
+
+    /// The running sum of `x` along its last axis (an inclusive prefix sum) in log2 of its
+    /// length steps, each adding `x` shifted by a power of two (Hillis–Steele; XLA's
+    /// `reduce_window` of the whole axis costs its length squared in adds).
+    pub fn prefix_sum(&self, x: Value<'c, 'a>, shape: &[i64], element: &str) -> Value<'c, 'a> {
+        let last = shape.len() - 1;
+        let mut sum = x;
+        let mut shift = 1;
+        while shift < shape[last] {
+            let mut kept = shape.to_vec();
+            kept[last] -= shift;
+            let mut before = vec![0; shape.len()];
+            before[last] = shift;
+            let head = self.slice(sum, &vec![0; shape.len()], &kept, element);
+            let shifted = self.pad(head, 0.0, &kept, &before, &vec![0; shape.len()], element);
+            sum = self.elementwise("stablehlo.add", &[sum, shifted]);
+            shift *= 2;
+        }
+        sum
+    }
+
 }

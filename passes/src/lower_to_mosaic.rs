@@ -364,7 +364,7 @@ pub(crate) fn split<'c: 'a, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, '
 
 /// Whether every element of an f32 vector is a bf16 number, as its definition shows: a
 /// widened bf16 vector, a splat of a bf16 number, or a rearrangement or selection of such
-/// vectors (the kernel's Kᵀ for the state update, its masks of ones).
+/// vectors (the Gated DeltaNet kernel's Kᵀ for the state update).
 fn holds_bf16(value: Value) -> bool {
     let Some(op) = defining_op(value) else { return false };
     let operand = |index: usize| op.operand(index).is_ok_and(holds_bf16);

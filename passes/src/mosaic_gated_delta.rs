@@ -12,10 +12,11 @@
 //! The forward substitution is an `scf.for` of X ← I - A X from X = I: row i of X is
 //! final after i steps (A is strictly lower triangular), C - 1 steps in all;
 //! `flywheel-tri-inverse` replaces it by blocked inversion. Per-token gates arrive as rows
-//! ([1, C] per chunk); a row becomes the column a tile's rows are scaled by through a
-//! transpose of its broadcast, and the chunk-local cumsum is a product with a triangle of
-//! ones. Token t of the padded tail has g = β = 0 and k = v = 0: the state passes it
-//! unchanged.
+//! ([1, C] per chunk): β, and γ with beside it γ_C repeated over the chunk (the chunk-local
+//! cumsum is taken outside the kernel, in f32: inside, it took two small products per
+//! chunk, each loading a weight tile into the MXU); a row becomes the column a tile's rows
+//! are scaled by through a transpose of its broadcast. Token t of the padded tail has g = β
+//! = 0 and k = v = 0: the state passes it unchanged.
 //!
 //! A grid step serves `heads_per_step` value heads stacked into the matmul rows (row r is
 //! position r % C of head r / C): the chunk-parallel part is a B x B program (B =
@@ -29,7 +30,7 @@
 //! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). With
 //! `shared_operands`, products that share an operand are one product: T [βV | βe^γK]
 //! and, per head, [W; e^γ Q] S. With `exp2_gates`, the gates are taken in base 2
-//! (g · log2(e), one multiply of the gate row before the cumsum) and every exponential
+//! (γ · log2(e) and γ_C · log2(e), a multiply of each gate row) and every exponential
 //! of a gate sum is an `exp2`, meant to save the multiply by log2(e) each `exp` of the
 //! B x B decay tile carries; libtpu's static cycles show no gain, so it is off by default.
 
@@ -59,8 +60,8 @@ pub struct GatedDeltaPlan {
     /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
     pub bf16x3: bool,
     /// The products after the inverse (U and W, the state products, P V') as one bf16
-    /// pass each with f32 accumulation, as fla's kernels take them; the gate cumsums and
-    /// the inverse keep `bf16x3` or fp32.
+    /// pass each with f32 accumulation, as fla's kernels take them; the inverse keeps
+    /// `bf16x3` or fp32.
     pub single_pass_products: bool,
     /// Gates in base 2 (g · log2(e)) and `exp2` for every exponential of a gate sum.
     pub exp2_gates: bool,
@@ -141,7 +142,7 @@ impl GatedDeltaPlan {
         let tokens = self.batch * self.value_heads * self.padded_length();
         let states = self.batch * self.value_heads * self.key_dim * self.value_dim * 4 * (1 + i64::from(self.initial_state));
         let key_copies = 2 + i64::from(self.keys_transposed);
-        tokens * ((key_copies * self.key_dim + self.value_dim) * size(&self.input) + self.value_dim * size(&self.output) + 2 * 4) + states
+        tokens * ((key_copies * self.key_dim + self.value_dim) * size(&self.input) + self.value_dim * size(&self.output) + 3 * 4) + states
     }
 }
 
@@ -153,7 +154,9 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // The step's heads stacked: row r is position r % C of head r / C.
     let rows = heads * c;
     let per_step = plan.chunks_per_step;
-    let (q_window, v_window, gate_window, state_window) = ([1, key_slots, per_step * c, dk], [1, heads, per_step * c, dv], [1, 1, per_step, 1, rows], [1, heads, dk, dv]);
+    let (q_window, v_window, state_window) = ([1, key_slots, per_step * c, dk], [1, heads, per_step * c, dv], [1, heads, dk, dv]);
+    // Gate rows per chunk: γ and γ_C (two rows), β (one).
+    let (gamma_window, beta_window) = ([1, 1, per_step, 2, rows], [1, 1, per_step, 1, rows]);
     let k_t_window = [1, key_slots, dk, per_step * c];
     let state_scratch = [heads, dk, dv];
     let precision = plan.bf16x3.then_some("bf16x3");
@@ -207,11 +210,6 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     };
     let (on_or_below, below) = (within(&mut w, &on_or_below), within(&mut w, &below));
     let (ones, zeros) = (w.splat(1.0, &square), w.splat(0.0, &square));
-    let lower_ones = w.select(&on_or_below, &ones, &zeros, &square);
-    let head_ones = match &same_head {
-        Some(same) => w.select(same, &ones, &zeros, &square),
-        None => ones.clone(),
-    };
     let identity = w.select(&diagonal, &ones, &zeros, &square);
     let minus_infinity = w.splat(f64::NEG_INFINITY, &square);
     let score_scale = w.splat(plan.scale, &square);
@@ -224,14 +222,9 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
         w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
     };
-    // Shapes and helpers every chunk of the step uses; a gate row is [1, B], the MXU
-    // takes at least 8 rows.
+    // Shapes and helpers every chunk of the step uses; a gate row is [1, B].
     let key_type = vector(&[block_rows, dk], input);
-    let rows8 = [8, block_rows];
     let row_type = f32s(&[1, block_rows]);
-    let first_row = |w: &mut Writer, value: &str| {
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&rows8))], &format!("{{offsets = [0, 0], sizes = [1, {block_rows}], strides = [1, 1]}}"), &row_type)
-    };
     // A row as the column [B, width] whose row i is entry i, repeated.
     let column_of = |w: &mut Writer, value: &str, width: i64| {
         let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, block_rows]));
@@ -296,21 +289,14 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
             let (q, k) = (to_f32(&mut w, &q, &[block_rows, dk]), to_f32(&mut w, &k, &[block_rows, dk]));
             let v = w.load_block("%v", &v_window, input, &[1, block_heads, c, dv], &[0, block * block_heads, sub * c, 0], &[block_rows, dv]);
-            let gate = |w: &mut Writer, name: &str| w.load_block(name, &gate_window, "f32", &[1, 1, 1, 1, block_rows], &[0, 0, sub, 0, block * block_rows], &[1, block_rows]);
-            let (g, beta) = (gate(&mut w, "%g"), gate(&mut w, "%beta"));
-            let g = match &log2_e {
-                Some(log2_e) => w.binary("arith.mulf", &g, log2_e, &row_type),
-                None => g,
+            // Gate rows: γ = cumsum(g) within each head's chunk, γ_C (each head's last
+            // entry of γ) repeated across its positions, β.
+            let gate = |w: &mut Writer, name: &str, window: &[i64], row: i64| w.load_block(name, window, "f32", &[1, 1, 1, 1, block_rows], &[0, 0, sub, row, block * block_rows], &[1, block_rows]);
+            let (gamma, total, beta) = (gate(&mut w, "%gamma", &gamma_window, 0), gate(&mut w, "%gamma", &gamma_window, 1), gate(&mut w, "%beta", &beta_window, 0));
+            let (gamma, total) = match &log2_e {
+                Some(log2_e) => (w.binary("arith.mulf", &gamma, log2_e, &row_type), w.binary("arith.mulf", &total, log2_e, &row_type)),
+                None => (gamma, total),
             };
-
-            // Gate rows: γ = cumsum(g) per head as g · Lᵀ (L the lower triangle of ones
-            // within each head), each head's last entry γ_C repeated across its positions
-            // as g · Bᵀ (B the head's block of ones), on 8 copies of the row.
-            let g8 = w.op("vector.broadcast", &[(&g, &row_type)], "", &f32s(&rows8));
-            let gamma8 = w.matmul((&g8, &f32s(&rows8)), (&lower_ones, &square_type), &rows8, true, precision);
-            let gamma = first_row(&mut w, &gamma8);
-            let total8 = w.matmul((&g8, &f32s(&rows8)), (&head_ones, &square_type), &rows8, true, precision);
-            let total = first_row(&mut w, &total8);
             let e_gamma = exp(&mut w, &gamma, &[1, block_rows]);
             let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
             let decay_to_end = exp(&mut w, &to_end, &[1, block_rows]);
@@ -432,8 +418,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         operand("%q", &q_window, input, "key_chunks"),
         operand("%k", &q_window, input, "key_chunks"),
         operand("%v", &v_window, input, "value_chunks"),
-        operand("%g", &gate_window, "f32", "gate_chunks"),
-        operand("%beta", &gate_window, "f32", "gate_chunks"),
+        operand("%gamma", &gamma_window, "f32", "gate_chunks"),
+        operand("%beta", &beta_window, "f32", "gate_chunks"),
     ];
     if plan.initial_state {
         operands.push(operand("%s0", &state_window, "f32", "states"));

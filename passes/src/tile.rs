@@ -46,7 +46,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 512 on v6e and tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
-    OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the gate cumsums and the inverse keep gdn-precision" },
+    OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the inverse keeps gdn-precision" },
     OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads, up to 2 on tpu7x, whose VMEM four overflowed; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
     OptionSpec { name: "gdn-block-rows", kind: OptionKind::Int, default: "128", help: "Rows of the diagonal blocks the Gated DeltaNet kernel's chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, the inverse, the output weights) are worked on in, whole heads of a step (0: the step's whole stacked tile, heads x chunk square)" },
     OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (g x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,835,760 against 1,830,129)" },
@@ -555,7 +555,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         rearrange(operand(op_view.q())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
         rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
         rearrange(operand(op_view.v())?, &values_axes, &[batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()])?,
-        rearrange(operand(op_view.g())?, &gate_axes, &gate_target)?,
+        chunk_gates(&b, rearrange(operand(op_view.g())?, &gate_axes, &gate_target)?, plan),
         rearrange(operand(op_view.beta())?, &gate_axes, &gate_target)?,
     ];
     operands.extend(op_view.initial_state());
@@ -580,6 +580,20 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     let result_axes = [batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()];
     let result = op.result(0).map_err(|_| "no result")?.into();
     replace_with_output(&b, &atoms, kernel.result(0).expect("o").into(), &result_axes, &plan.output, &values_axes, result)
+}
+
+/// The kernel's gate rows from g's, [B, Nv / H, T' / C, 1, H x C] (H value heads per
+/// step): γ = cumsum(g) within each head's chunk and, beside it along the unit axis, each
+/// head's γ_C repeated over its chunk: [B, Nv / H, T' / C, 2, H x C].
+fn chunk_gates<'c, 'a>(b: &HloBuilder<'c, 'a>, g: Value<'c, 'a>, plan: &GatedDeltaPlan) -> Value<'c, 'a> {
+    let (heads, chunk) = (plan.heads_per_step, plan.chunk);
+    let rows = [plan.batch, plan.value_heads / heads, plan.chunks(), 1, heads * chunk];
+    let per_head = [plan.batch, plan.value_heads / heads, plan.chunks(), heads, chunk];
+    let gamma = b.prefix_sum(b.reshape(g, &rows, &per_head, "f32"), &per_head, "f32");
+    let last = b.slice(gamma, &[0, 0, 0, 0, chunk - 1], &per_head, "f32");
+    let total = b.broadcast_in_dim(last, &[0, 1, 2, 3, 4], &per_head, "f32");
+    let (gamma, total) = (b.reshape(gamma, &per_head, &rows, "f32"), b.reshape(total, &per_head, &rows, "f32"));
+    b.concatenate(&[gamma, total], 3, &[rows[0], rows[1], rows[2], 2, rows[4]], "f32")
 }
 
 /// Replaces `result` (an op's result, in the op's layout) by a kernel's output `value`
