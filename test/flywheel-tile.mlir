@@ -82,22 +82,17 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // Gated DeltaNet: a chunked kernel, grid (batch, value head, chunk), the chunk axis
 // sequential with the f32 state in scratch; q and k read through the value head's key
 // head (h / 2), the gates as [1, 64] rows per chunk: γ = cumsum(g) within the chunk,
-// taken outside the kernel in six shifted adds (Hillis–Steele: shifts 1, 2, .., 32),
+// taken outside the kernel as one product with a triangle of ones at full precision,
 // beside γ_C (its last entry repeated), and β.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) and 1 chunk(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %[[G:.*]] = "stablehlo.reshape"(%{{.*}}) : (tensor<2x2x64xf32>) -> tensor<1x2x2x1x64xf32>
-// GDN: %[[HEAD:.*]] = "stablehlo.slice"(%[[G]]) <{limit_indices = array<i64: 1, 2, 2, 1, 63>, start_indices = array<i64: 0, 0, 0, 0, 0>
-// GDN: %[[SHIFTED:.*]] = "stablehlo.pad"(%[[HEAD]], %{{.*}}) <{edge_padding_high = array<i64: 0, 0, 0, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 0, 1>
-// GDN: "stablehlo.add"(%[[G]], %[[SHIFTED]])
-// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 2>
-// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 4>
-// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 8>
-// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 16>
-// GDN: edge_padding_low = array<i64: 0, 0, 0, 0, 32>
-// GDN: %[[GAMMA:.*]] = "stablehlo.add"
-// GDN-NOT: edge_padding_low = array<i64: 0, 0, 0, 0, 64>
+// GDN: %[[ROW:.*]] = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64x64xi32>
+// GDN: %[[COLUMN:.*]] = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<64x64xi32>
+// GDN: %[[UPPER:.*]] = "stablehlo.compare"(%[[ROW]], %[[COLUMN]]) {{.*}}comparison_direction = #stablehlo<comparison_direction LE>
+// GDN: %[[ONES:.*]] = "stablehlo.convert"(%[[UPPER]]) : (tensor<64x64xi1>) -> tensor<64x64xf32>
+// GDN: %[[GAMMA:.*]] = "stablehlo.dot_general"(%[[G]], %[[ONES]]) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [4], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}>
 // GDN: %[[LAST:.*]] = "stablehlo.slice"(%[[GAMMA]]) <{limit_indices = array<i64: 1, 2, 2, 1, 64>, start_indices = array<i64: 0, 0, 0, 0, 63>
 // GDN: %[[TOTAL:.*]] = "stablehlo.broadcast_in_dim"(%[[LAST]]) {{.*}} -> tensor<1x2x2x1x64xf32>
 // GDN: %[[GATES:.*]] = "stablehlo.concatenate"(%[[GAMMA]], %[[TOTAL]]) <{dimension = 3 : i64}> : (tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> tensor<1x2x2x2x64xf32>

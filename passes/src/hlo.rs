@@ -216,19 +216,13 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
             return x;
         }
         let high: Vec<i64> = shape.iter().zip(input_shape).map(|(to, from)| to - from).collect();
-        self.pad(x, value, input_shape, &vec![0; shape.len()], &high, element)
-    }
-
-    /// `x` with `low` and `high` elements of `value` before and after along each axis.
-    pub fn pad(&self, x: Value<'c, 'a>, value: f64, input_shape: &[i64], low: &[i64], high: &[i64], element: &str) -> Value<'c, 'a> {
-        let shape: Vec<i64> = input_shape.iter().zip(low.iter().zip(high)).map(|(size, (before, after))| size + before + after).collect();
         let padding = self.scalar(value, element);
         let properties = [
-            ("edge_padding_low", self.i64_array(low)),
-            ("edge_padding_high", self.i64_array(high)),
+            ("edge_padding_low", self.i64_array(&vec![0; shape.len()])),
+            ("edge_padding_high", self.i64_array(&high)),
             ("interior_padding", self.i64_array(&vec![0; shape.len()])),
         ];
-        self.insert("stablehlo.pad", &[x, padding], self.tensor_type(&shape, element), &properties)
+        self.insert("stablehlo.pad", &[x, padding], self.tensor_type(shape, element), &properties)
     }
 
     /// The leading `shape` corner of `x`.
@@ -334,24 +328,22 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.insert_built(op)
     }
 
-    /// The running sum of `x` along its last axis (an inclusive prefix sum) in log2 of its
-    /// length steps, each adding `x` shifted by a power of two (Hillis–Steele; XLA's
-    /// `reduce_window` of the whole axis costs its length squared in adds).
+    /// The running sum of `x` along its last axis (an inclusive prefix sum): one product
+    /// with a triangle of ones, at full f32 precision (a `reduce_window` of the whole axis
+    /// costs its length squared in adds; shifted adds, log2 of it in separate fusions).
     pub fn prefix_sum(&self, x: Value<'c, 'a>, shape: &[i64], element: &str) -> Value<'c, 'a> {
-        let last = shape.len() - 1;
-        let mut sum = x;
-        let mut shift = 1;
-        while shift < shape[last] {
-            let mut kept = shape.to_vec();
-            kept[last] -= shift;
-            let mut before = vec![0; shape.len()];
-            before[last] = shift;
-            let head = self.slice(sum, &vec![0; shape.len()], &kept, element);
-            let shifted = self.pad(head, 0.0, &kept, &before, &vec![0; shape.len()], element);
-            sum = self.elementwise("stablehlo.add", &[sum, shifted]);
-            shift *= 2;
-        }
-        sum
+        let last = shape.len() as i64 - 1;
+        let length = shape[last as usize];
+        let square = [length, length];
+        let (from, to) = (self.iota(0, &square, "i32"), self.iota(1, &square, "i32"));
+        let upper = self.compare(from, to, ComparisonDirection::Le, ComparisonType::Signed, &square);
+        let ones = self.convert(upper, &square, "i1", element);
+        let numbers = DotDimensionNumbers { lhs_batching: vec![], rhs_batching: vec![], lhs_contracting: vec![last], rhs_contracting: vec![0] };
+        let properties = [
+            ("dot_dimension_numbers", self.attribute(&numbers.to_string())),
+            ("precision_config", self.attribute("[#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]")),
+        ];
+        self.insert("stablehlo.dot_general", &[x, ones], self.tensor_type(shape, element), &properties)
     }
 
 }

@@ -13,9 +13,9 @@
 //! final after i steps (A is strictly lower triangular), C - 1 steps in all;
 //! `flywheel-tri-inverse` replaces it by blocked inversion. Per-token gates arrive as rows
 //! ([1, C] per chunk): β, and γ with beside it γ_C repeated over the chunk (the chunk-local
-//! cumsum is taken outside the kernel, in f32: inside, it took two small products per
-//! chunk, each loading a weight tile into the MXU); a row becomes the column a tile's rows
-//! are scaled by through a transpose of its broadcast. Token t of the padded tail has g = β
+//! cumsum is taken outside the kernel, at full f32 precision: inside, it took two small
+//! products per chunk, each loading a weight tile into the MXU); a row becomes the column
+//! a tile's rows are scaled by through a transpose of its broadcast. Token t of the padded tail has g = β
 //! = 0 and k = v = 0: the state passes it unchanged.
 //!
 //! A grid step serves `heads_per_step` value heads stacked into the matmul rows (row r is
