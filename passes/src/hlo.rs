@@ -345,5 +345,4 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         ];
         self.insert("stablehlo.dot_general", &[x, ones], self.tensor_type(shape, element), &properties)
     }
-
 }

@@ -15,8 +15,8 @@
 //! ([1, C] per chunk): β, and γ with beside it γ_C repeated over the chunk (the chunk-local
 //! cumsum is taken outside the kernel, at full f32 precision: inside, it took two small
 //! products per chunk, each loading a weight tile into the MXU); a row becomes the column
-//! a tile's rows are scaled by through a transpose of its broadcast. Token t of the padded tail has g = β
-//! = 0 and k = v = 0: the state passes it unchanged.
+//! a tile's rows are scaled by through a transpose of its broadcast. Token t of the padded
+//! tail has g = β = 0 and k = v = 0: the state passes it unchanged.
 //!
 //! A grid step serves `heads_per_step` value heads stacked into the matmul rows (row r is
 //! position r % C of head r / C): the chunk-parallel part is a B x B program (B =
@@ -63,7 +63,8 @@ pub struct GatedDeltaPlan {
     /// pass each with f32 accumulation, as fla's kernels take them; the inverse keeps
     /// `bf16x3` or fp32.
     pub single_pass_products: bool,
-    /// Gates in base 2 (g · log2(e)) and `exp2` for every exponential of a gate sum.
+    /// Gates in base 2 (γ · log2(e), γ_C · log2(e)) and `exp2` for every exponential of a
+    /// gate sum.
     pub exp2_gates: bool,
     /// Value heads one grid step serves (their chains are independent, so the scheduler
     /// can interleave them); divides the value heads, and the group or a multiple of it.
