@@ -87,8 +87,8 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // from the call's config.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=fp32},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
-// GDN: %{{.*}}:2 = "stablehlo.custom_call"({{.*}}call_target_name = "tpu_custom_call"{{.*}}result_layouts = [dense<[3, 2, 1, 0]> : tensor<4xindex>, dense<[3, 2, 1, 0]> : tensor<4xindex>]}> {kernel_name = "flywheel_gated_delta"}
-// GDN-SAME: -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// GDN: %{{.*}}:2 = "stablehlo.custom_call"({{.*}}call_target_name = "tpu_custom_call"{{.*}}result_layouts = [dense<[2, 1, 0]> : tensor<3xindex>, dense<[3, 2, 1, 0]> : tensor<4xindex>]}> {kernel_name = "flywheel_gated_delta"}
+// GDN-SAME: -> (tensor<1x128x256xbf16>, tensor<1x2x128x128xf32>)
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=FP32
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)

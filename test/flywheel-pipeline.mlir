@@ -116,7 +116,7 @@
 // GDN-ANNOTATE: }) {flywheel.chunk = 0 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "serial"} : (i1) -> ()
 // GDN-ANNOTATE: "vector.load"(%{{.*}}) {flywheel.chunk = 0 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "state"} : (memref<2x128x128xf32>
 // GDN-ANNOTATE: "flywheel.matmul"({{.*}}) {flywheel.chunk = 0 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "parallel", transpose_rhs = true}
-// GDN-ANNOTATE: "tpu.vector_store"({{.*}}flywheel.chunk = 0 : i64, {{.*}}flywheel.stage = "state"{{.*}}memref<1x2x128x128xbf16>
+// GDN-ANNOTATE: "tpu.vector_store"({{.*}}flywheel.chunk = 0 : i64, {{.*}}flywheel.stage = "state"{{.*}}memref<1x128x256xbf16>
 // GDN-ANNOTATE: "flywheel.matmul"({{.*}}) {flywheel.chunk = 1 : i64, flywheel.position = {{[0-9]+}} : i64, flywheel.stage = "parallel", transpose_rhs = true}
 
 // schedule: chunk 1's parallel ops are to issue before chunk 0's first product of the

@@ -96,18 +96,29 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN: %[[LAST:.*]] = "stablehlo.slice"(%[[GAMMA]]) <{limit_indices = array<i64: 1, 2, 2, 1, 64>, start_indices = array<i64: 0, 0, 0, 0, 63>
 // GDN: %[[TOTAL:.*]] = "stablehlo.broadcast_in_dim"(%[[LAST]]) {{.*}} -> tensor<1x2x2x1x64xf32>
 // GDN: %[[GATES:.*]] = "stablehlo.concatenate"(%[[GAMMA]], %[[TOTAL]]) <{dimension = 3 : i64}> : (tensor<1x2x2x1x64xf32>, tensor<1x2x2x1x64xf32>) -> tensor<1x2x2x2x64xf32>
-// GDN: %{{.*}}:2 = "flywheel.gated_delta_kernel"(%{{.*}}, %{{.*}}, %{{.*}}, %[[GATES]], %{{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x2x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// The output comes token-major, [B, T, Nv x Dv], so BTNH is a reshape of it.
+// GDN: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"(%{{.*}}, %{{.*}}, %{{.*}}, %[[GATES]], %{{.*}}) {{{.*}}kernel = @flywheel_kernel_0{{.*}}} : (tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x2x2x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x128x256xbf16>, tensor<1x2x128x128xf32>)
+// GDN-NEXT: %[[O:.*]] = "stablehlo.reshape"(%[[KERNEL]]#0) : (tensor<1x128x256xbf16>) -> tensor<1x128x2x128xbf16>
+// GDN-NEXT: "func.return"(%[[O]], %[[KERNEL]]#1)
 // GDN: sym_name = "gated_delta_kernel"
 // GDN: "scf.for"
 // GDN: dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>]
 // GDN-SAME: iteration_bounds = array<i64: 1, 2, 2>
 // GDN-SAME: scratch_operands = 1 : i64
-// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 2, 64>}, {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}
+// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 2, 64>}, {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}, {transform_indices = @token_chunks, window_bounds = array<i64: 1, 64, 128>}
 // GDN: sym_name = "key_chunks"
 // GDN: %[[GROUP:.*]] = "arith.constant"() <{value = 2 : i32}>
 // GDN: %[[KEY_HEAD:.*]] = "arith.divsi"(%{{.*}}, %[[GROUP]])
 // GDN: %[[KEY_BLOCK:.*]] = "arith.divsi"(%[[KEY_HEAD]],
 // GDN-NEXT: "func.return"(%{{.*}}, %[[KEY_BLOCK]], %{{.*}}, %{{.*}})
+// GDN: sym_name = "token_chunks"
+// GDN-NEXT: ^bb0(%[[B:.*]]: i32, %[[H:.*]]: i32, %[[C:.*]]: i32):
+// GDN: "func.return"(%[[B]], %[[C]], %[[H]]) : (i32, i32, i32) -> ()
+// Laid out BNTH, the output stays head-major: [B, Nv, T, Dv] is already the result's layout.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bnth-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-BNTH
+// GDN-BNTH: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}}) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// GDN-BNTH-NEXT: "func.return"(%[[KERNEL]]#0, %[[KERNEL]]#1)
+// GDN-BNTH-NOT: token_chunks
 // Head dims the kernel does not take, and chunk sizes, are kept with a reason.
 // The gates as written: natural-base exponentials. With gdn-exp2 the γ and γ_C rows are
 // multiplied by log2(e) (a constant row made once per step) and every exponential of a

@@ -27,7 +27,11 @@
 //! state products run per head, stage by stage across the heads. Q and K are loaded once per key head and
 //! repeated for the value heads reading it; Kᵀ, for the state updates, is one transpose
 //! per key head and chunk, or with `keys_transposed` sliced from a second copy of K laid
-//! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). With
+//! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). The output is
+//! written [B, Nv, T', Dv], or with `token_major_output` [B, T', Nv x Dv], each head's
+//! [C, Dv] rows at its 128-lane offset: for a BTNH result that is a reshape, where the
+//! head-major output took an XLA transpose from HBM to HBM (17% of a 2048-token
+//! program's static cycles). With
 //! `shared_operands`, products that share an operand are one product: T [βV | βe^γK]
 //! and, per head, [W; e^γ Q] S. With `exp2_gates`, the gates are taken in base 2
 //! (γ · log2(e) and γ_C · log2(e), a multiply of each gate row) and every exponential
@@ -81,6 +85,10 @@ pub struct GatedDeltaPlan {
     /// registers: a chunk's chunk-parallel work does not wait for the state, so the
     /// scheduler can overlap it with the previous chunk's state products.
     pub chunks_per_step: i64,
+    /// The output written token-major, [B, T', Nv x Dv] (each step's heads side by side
+    /// along the lanes), instead of [B, Nv, T', Dv]: for results laid out BTNH, which then
+    /// need no transpose outside the kernel.
+    pub token_major_output: bool,
 }
 
 /// A chunk's chunk-parallel results, one tile per diagonal block of `block_heads` heads:
@@ -159,6 +167,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // Gate rows per chunk: γ and γ_C (two rows), β (one).
     let (gamma_window, beta_window) = ([1, 1, per_step, 2, rows], [1, 1, per_step, 1, rows]);
     let k_t_window = [1, key_slots, dk, per_step * c];
+    let o_window = if plan.token_major_output { vec![1, per_step * c, heads * dv] } else { v_window.to_vec() };
     let state_scratch = [heads, dk, dv];
     let precision = plan.bf16x3.then_some("bf16x3");
     let after_inverse = if plan.single_pass_products { Some("bf16") } else { precision };
@@ -380,8 +389,17 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         for block in 0..(heads / block_heads) as usize {
             let intra = w.matmul((&parallel.weights[block], &square_type), (&new_values[block], &value_type), &[block_rows, dv], false, after_inverse);
             let o = w.binary("arith.addf", &from_state[block], &intra, &value_type);
-            let o = if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &value_type)], "", &vector(&[block_rows, dv], &plan.output)) };
-            w.store_block(&o, &[block_rows, dv], "%o", &v_window, &plan.output, &[1, block_heads, c, dv], &[0, block as i64 * block_heads, sub * c, 0]);
+            let to_output = |w: &mut Writer, o: String, rows: i64| if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
+            if plan.token_major_output {
+                for head in block as i64 * block_heads..(block as i64 + 1) * block_heads {
+                    let o = rows_at(&mut w, &o, [block_rows, dv], head % block_heads * c);
+                    let o = to_output(&mut w, o, c);
+                    w.store_block(&o, &[c, dv], "%o", &o_window, &plan.output, &[1, c, dv], &[0, sub * c, head * dv]);
+                }
+            } else {
+                let o = to_output(&mut w, o, block_rows);
+                w.store_block(&o, &[block_rows, dv], "%o", &o_window, &plan.output, &[1, block_heads, c, dv], &[0, block as i64 * block_heads, sub * c, 0]);
+            }
             decayed_values.push(w.binary("arith.mulf", &parallel.to_end[block], &new_values[block], &value_type));
         }
         let mut new_states = Vec::new();
@@ -428,7 +446,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     if plan.keys_transposed {
         operands.push(operand("%k_t", &k_t_window, input, "key_chunks_transposed"));
     }
-    operands.push(operand("%o", &v_window, &plan.output, "value_chunks"));
+    operands.push(operand("%o", &o_window, &plan.output, if plan.token_major_output { "token_chunks" } else { "value_chunks" }));
     operands.push(operand("%s_final", &state_window, "f32", "states"));
     let scratch = [("%state", memref(&state_scratch, "f32"))];
     // Step h serves value heads h x heads ..; value head n reads key head n / group, so
@@ -441,6 +459,9 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         + &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4)
         + &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5)
         + &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
+    if plan.token_major_output {
+        maps += &index_map("token_chunks", &GRID_ARGUMENTS, "", "%b, %c, %h", 3);
+    }
     if plan.keys_transposed {
         maps += &index_map("key_chunks_transposed", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %zero, %c", 4);
     }

@@ -492,6 +492,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         exp2_gates,
         keys_transposed,
         chunks_per_step: 1,
+        token_major_output: layout.position(Role::Sequence) < layout.position(Role::Heads),
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
@@ -562,7 +563,11 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     if plan.keys_transposed {
         operands.push(rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), key_dim.clone(), time.clone()])?);
     }
-    let output_shape = [plan.batch, plan.value_heads, plan.padded_length(), plan.value_dim];
+    let output_shape = if plan.token_major_output {
+        vec![plan.batch, plan.padded_length(), plan.value_heads * plan.value_dim]
+    } else {
+        vec![plan.batch, plan.value_heads, plan.padded_length(), plan.value_dim]
+    };
     let state_shape = [plan.batch, plan.value_heads, plan.key_dim, plan.value_dim];
     let kernel = kernel_op(
         &b,
@@ -577,7 +582,11 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     let final_state: Value = kernel.result(1).expect("final state").into();
     let state = op.result(1).map_err(|_| "no final state")?;
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(state.to_raw(), final_state.to_raw()) };
-    let result_axes = [batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()];
+    let result_axes = if plan.token_major_output {
+        vec![batch.clone(), time.clone(), [value_heads.clone(), value_dim.clone()].concat()]
+    } else {
+        vec![batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()]
+    };
     let result = op.result(0).map_err(|_| "no result")?.into();
     replace_with_output(&b, &atoms, kernel.result(0).expect("o").into(), &result_axes, &plan.output, &values_axes, result)
 }

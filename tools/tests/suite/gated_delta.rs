@@ -37,19 +37,24 @@ struct Case {
     chunk: i64,
     /// Long enough that only the blocked inverse runs it (the interpreter's cost).
     long: bool,
+    /// The op laid out BNTH (its operands and result transposed around it) instead of
+    /// BTNH: the kernel then writes its output head-major.
+    heads_first: bool,
 }
 
 const CASES: &[Case] = &[
-    Case { name: "random_bf16_gva", batch: 1, key_heads: 1, value_heads: 2, length: 256, key_dim: 128, value_dim: 128, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: false },
-    Case { name: "padded_f32_initial_state", batch: 2, key_heads: 1, value_heads: 1, length: 200, key_dim: 64, value_dim: 128, element: "f32", initial_state: true, keys: Keys::Random, chunk: 64, long: false },
-    Case { name: "correlated_keys_f32", batch: 1, key_heads: 1, value_heads: 1, length: 256, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false },
+    Case { name: "random_bf16_gva", batch: 1, key_heads: 1, value_heads: 2, length: 256, key_dim: 128, value_dim: 128, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
+    Case { name: "padded_f32_initial_state", batch: 2, key_heads: 1, value_heads: 1, length: 200, key_dim: 64, value_dim: 128, element: "f32", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
+    Case { name: "correlated_keys_f32", batch: 1, key_heads: 1, value_heads: 1, length: 256, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false, heads_first: false },
     // The same keys for four value heads, stacked in one step (their inverses side by side).
-    Case { name: "correlated_keys_4_heads_f32", batch: 1, key_heads: 1, value_heads: 4, length: 128, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false },
-    Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32, long: false },
+    Case { name: "correlated_keys_4_heads_f32", batch: 1, key_heads: 1, value_heads: 4, length: 128, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false, heads_first: false },
+    Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32, long: false, heads_first: false },
     // Four value heads per step reading two key heads (heads_per_step).
-    Case { name: "grouped_4_8_bf16", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false },
+    // The same laid out BNTH.
+    Case { name: "grouped_4_8_bf16_heads_first", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: true },
+    Case { name: "grouped_4_8_bf16", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
     // 8192 tokens: the state carried through 128 chunks must not drift.
-    Case { name: "long_8192_bf16", batch: 1, key_heads: 1, value_heads: 1, length: 8192, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: true },
+    Case { name: "long_8192_bf16", batch: 1, key_heads: 1, value_heads: 1, length: 8192, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: true, heads_first: false },
 ];
 
 /// Relative L2 every variant with f32 products stays within (the budget).
@@ -105,18 +110,38 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn module(case: &Case) -> String {
-    let tensor = |heads: i64, dim: i64| format!("tensor<{}x{}x{heads}x{dim}x{}>", case.batch, case.length, case.element);
-    let (q, v) = (tensor(case.key_heads, case.key_dim), tensor(case.value_heads, case.value_dim));
-    let gate = format!("tensor<{}x{}x{}xf32>", case.batch, case.length, case.value_heads);
-    let state = format!("tensor<{}x{}x{}x{}xf32>", case.batch, case.value_heads, case.key_dim, case.value_dim);
+    let tensor = |dims: &[i64], element: &str| format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"));
+    let (b, t) = (case.batch, case.length);
+    let (q, v) = (tensor(&[b, t, case.key_heads, case.key_dim], case.element), tensor(&[b, t, case.value_heads, case.value_dim], case.element));
+    let gate = tensor(&[b, t, case.value_heads], "f32");
+    let state = tensor(&[b, case.value_heads, case.key_dim, case.value_dim], "f32");
     let (initial_argument, initial_operand, initial_type) =
         if case.initial_state { (format!(", %s0: {state}"), ", %s0", format!(", {state}")) } else { (String::new(), "", String::new()) };
-    format!(
-        "func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}{initial_argument}) -> ({v}, {state}) {{\n  %o, %s = \"flywheel.gated_delta\"(%q, %k, %v, %g, %beta{initial_operand}) {{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, {}>, scale = {} : f32, chunk_size = {} : i64, layout = \"BTNH\"}} : ({q}, {q}, {v}, {gate}, {gate}{initial_type}) -> ({v}, {state})\n  return %o, %s : {v}, {state}\n}}\n",
+    let mut body = String::new();
+    // With heads first, each operand as %x_op transposed to BNTH ([B, N, T] gates) and
+    // the op's output transposed back.
+    let transposed = |body: &mut String, name: &str, from: &str, to: &str, permutation: &str| {
+        *body += &format!("  %{name}_op = \"stablehlo.transpose\"(%{name}) <{{permutation = array<i64: {permutation}>}}> : ({from}) -> {to}\n");
+        format!("%{name}_op")
+    };
+    let (layout, q_op, v_op, gate_op, operands) = if case.heads_first {
+        let (q_op, v_op) = (tensor(&[b, case.key_heads, t, case.key_dim], case.element), tensor(&[b, case.value_heads, t, case.value_dim], case.element));
+        let gate_op = tensor(&[b, case.value_heads, t], "f32");
+        let operands = [("q", &q, &q_op, "0, 2, 1, 3"), ("k", &q, &q_op, "0, 2, 1, 3"), ("v", &v, &v_op, "0, 2, 1, 3"), ("g", &gate, &gate_op, "0, 2, 1"), ("beta", &gate, &gate_op, "0, 2, 1")]
+            .map(|(name, from, to, permutation)| transposed(&mut body, name, from, to, permutation))
+            .join(", ");
+        ("BNTH", q_op, v_op, gate_op, operands)
+    } else {
+        ("BTNH", q.clone(), v.clone(), gate.clone(), "%q, %k, %v, %g, %beta".to_owned())
+    };
+    body += &format!(
+        "  %result, %s = \"flywheel.gated_delta\"({operands}{initial_operand}) {{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, {}>, scale = {} : f32, chunk_size = {} : i64, layout = \"{layout}\"}} : ({q_op}, {q_op}, {v_op}, {gate_op}, {gate_op}{initial_type}) -> ({v_op}, {state})\n",
         u8::from(case.initial_state),
         (case.key_dim as f64).powf(-0.5),
         case.chunk,
-    )
+    );
+    let o = if case.heads_first { transposed(&mut body, "result", &v_op, &v, "0, 2, 1, 3") } else { "%result".to_owned() };
+    format!("func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}{initial_argument}) -> ({v}, {state}) {{\n{body}  return {o}, %s : {v}, {state}\n}}\n")
 }
 
 /// Rows of `dim` values, each scaled to unit length.
