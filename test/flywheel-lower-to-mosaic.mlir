@@ -148,3 +148,7 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // RUN: flywheel compile --target v5e %t.gdn.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v6e %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// Token-major windows at head dim 64: the second value head's tiles at lane 64 of the
+// step's v and output windows.
+// RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-token-major=all},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn64.mlir
+// RUN: flywheel compile --target v6e %t.gdn64.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE

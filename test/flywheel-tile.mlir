@@ -105,20 +105,34 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN: dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>]
 // GDN-SAME: iteration_bounds = array<i64: 1, 2, 2>
 // GDN-SAME: scratch_operands = 1 : i64
-// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 2, 64>}, {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}, {transform_indices = @token_chunks, window_bounds = array<i64: 1, 64, 128>}
+// GDN-SAME: {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 2, 64>}, {transform_indices = @gate_chunks, window_bounds = array<i64: 1, 1, 1, 1, 64>}, {transform_indices = @value_tokens, window_bounds = array<i64: 1, 64, 128>}
 // GDN: sym_name = "key_chunks"
 // GDN: %[[GROUP:.*]] = "arith.constant"() <{value = 2 : i32}>
 // GDN: %[[KEY_HEAD:.*]] = "arith.divsi"(%{{.*}}, %[[GROUP]])
 // GDN: %[[KEY_BLOCK:.*]] = "arith.divsi"(%[[KEY_HEAD]],
 // GDN-NEXT: "func.return"(%{{.*}}, %[[KEY_BLOCK]], %{{.*}}, %{{.*}})
-// GDN: sym_name = "token_chunks"
+// GDN: sym_name = "value_tokens"
 // GDN-NEXT: ^bb0(%[[B:.*]]: i32, %[[H:.*]]: i32, %[[C:.*]]: i32):
 // GDN: "func.return"(%[[B]], %[[C]], %[[H]]) : (i32, i32, i32) -> ()
+// With gdn-token-major=all, q, k and v come token-major too: a reshape each, not a transpose;
+// each key head's [64, 128] tile is loaded from its lanes.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 gdn-token-major=all' | FileCheck %s --check-prefix=GDN-ALL
+// GDN-ALL-NOT: "stablehlo.transpose"{{.*}}bf16>
+// GDN-ALL: "flywheel.gated_delta_kernel"({{.*}} : (tensor<1x128x128xbf16>, tensor<1x128x128xbf16>, tensor<1x128x256xbf16>, tensor<1x2x2x2x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x128x256xbf16>, tensor<1x2x128x128xf32>)
+// GDN-ALL: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x64x128xbf16>, index, index, index) -> vector<1x64x128xbf16>
+// GDN-ALL: window_params = [{transform_indices = @key_tokens, window_bounds = array<i64: 1, 64, 128>}, {transform_indices = @key_tokens, window_bounds = array<i64: 1, 64, 128>}, {transform_indices = @value_tokens, window_bounds = array<i64: 1, 64, 128>}
+// GDN-ALL: sym_name = "key_tokens"
+// With gdn-token-major=none, the output is head-major and transposed back outside.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 gdn-token-major=none' | FileCheck %s --check-prefix=GDN-NONE
+// GDN-NONE: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}} -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// GDN-NONE-NEXT: %[[SPLIT:.*]] = "stablehlo.reshape"(%[[KERNEL]]#0)
+// GDN-NONE-NEXT: "stablehlo.transpose"(%[[SPLIT]]) <{permutation = array<i64: 1, 2, 0, 3>}> : (tensor<2x2x64x128xbf16>) -> tensor<2x64x2x128xbf16>
+// GDN-NONE-NOT: _tokens
 // Laid out BNTH, the output stays head-major: [B, Nv, T, Dv] is already the result's layout.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bnth-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-BNTH
-// GDN-BNTH: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}}) -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
+// GDN-BNTH: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}} -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // GDN-BNTH-NEXT: "func.return"(%[[KERNEL]]#0, %[[KERNEL]]#1)
-// GDN-BNTH-NOT: token_chunks
+// GDN-BNTH-NOT: _tokens
 // Head dims the kernel does not take, and chunk sizes, are kept with a reason.
 // The gates as written: natural-base exponentials. With gdn-exp2 the γ and γ_C rows are
 // multiplied by log2(e) (a constant row made once per step) and every exponential of a

@@ -156,6 +156,18 @@ impl Writer {
         self.op("vector.extract_strided_slice", &[(value, &f32s(shape))], &attributes, &f32s(&[rows, width]))
     }
 
+    /// `parts` (each of `shape`, of `element`s) joined along `dimension`; one part as is.
+    pub fn concatenate(&mut self, parts: &[String], shape: &[i64], element: &str, dimension: usize) -> String {
+        if parts.len() == 1 {
+            return parts[0].clone();
+        }
+        let part_type = vector(shape, element);
+        let operands: Vec<(&str, &str)> = parts.iter().map(|part| (part.as_str(), part_type.as_str())).collect();
+        let mut joined = shape.to_vec();
+        joined[dimension] *= parts.len() as i64;
+        self.op("tpu.concatenate", &operands, &format!("{{dimension = {dimension} : i32}}"), &vector(&joined, element))
+    }
+
     /// `scf.if %condition` around `body`, no results.
     pub fn when(&mut self, condition: &str, body: impl FnOnce(&mut Writer)) {
         self.line(&format!("\"scf.if\"({condition}) ({{"));

@@ -221,9 +221,7 @@ impl Statistics {
         if width < lanes {
             return w.columns(value, shape, 0, width);
         }
-        let tiles = vec![(value, f32s(shape)); (width / lanes) as usize];
-        let tiles: Vec<(&str, &str)> = tiles.iter().map(|(v, t)| (*v, t.as_str())).collect();
-        w.op("tpu.concatenate", &tiles, "{dimension = 1 : i32}", &f32s(&wide))
+        w.concatenate(&vec![value.to_owned(); (width / lanes) as usize], shape, "f32", 1)
     }
 }
 

@@ -27,11 +27,10 @@
 //! state products run per head, stage by stage across the heads. Q and K are loaded once per key head and
 //! repeated for the value heads reading it; Kᵀ, for the state updates, is one transpose
 //! per key head and chunk, or with `keys_transposed` sliced from a second copy of K laid
-//! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). The output is
-//! written [B, Nv, T', Dv], or with `token_major_output` [B, T', Nv x Dv], each head's
-//! [C, Dv] rows at its 128-lane offset: for a BTNH result that is a reshape, where the
-//! head-major output took an XLA transpose from HBM to HBM (17% of a 2048-token
-//! program's static cycles). With
+//! out [B, Nk, Dk, T'] (transposed once in HBM, outside the kernel). q, k, v and the
+//! output are [B, N, T', D], or token-major [B, T', N x D], each head's [C, D] tile at
+//! its own lanes (`token_major_inputs`, `token_major_output`): from and to BTNH that is
+//! XLA's relayout of the tiles, where head-major windows take a transpose. With
 //! `shared_operands`, products that share an operand are one product: T [βV | βe^γK]
 //! and, per head, [W; e^γ Q] S. With `exp2_gates`, the gates are taken in base 2
 //! (γ · log2(e) and γ_C · log2(e), a multiply of each gate row) and every exponential
@@ -85,9 +84,11 @@ pub struct GatedDeltaPlan {
     /// registers: a chunk's chunk-parallel work does not wait for the state, so the
     /// scheduler can overlap it with the previous chunk's state products.
     pub chunks_per_step: i64,
-    /// The output written token-major, [B, T', Nv x Dv] (each step's heads side by side
-    /// along the lanes), instead of [B, Nv, T', Dv]: for results laid out BTNH, which then
-    /// need no transpose outside the kernel.
+    /// q, k and v read token-major, [B, T', N x D] (a step's heads side by side along the
+    /// lanes), instead of [B, N, T', D]: for operands laid out with tokens before heads
+    /// (BTNH), which then need no transpose outside the kernel, only a relayout.
+    pub token_major_inputs: bool,
+    /// The output written token-major, [B, T', Nv x Dv], likewise.
     pub token_major_output: bool,
 }
 
@@ -163,11 +164,17 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // The step's heads stacked: row r is position r % C of head r / C.
     let rows = heads * c;
     let per_step = plan.chunks_per_step;
-    let (q_window, v_window, state_window) = ([1, key_slots, per_step * c, dk], [1, heads, per_step * c, dv], [1, heads, dk, dv]);
+    let tokens = per_step * c;
+    let (q_window, v_window) = if plan.token_major_inputs {
+        (vec![1, tokens, key_slots * dk], vec![1, tokens, heads * dv])
+    } else {
+        (vec![1, key_slots, tokens, dk], vec![1, heads, tokens, dv])
+    };
+    let o_window = if plan.token_major_output { vec![1, tokens, heads * dv] } else { vec![1, heads, tokens, dv] };
+    let state_window = [1, heads, dk, dv];
     // Gate rows per chunk: γ and γ_C (two rows), β (one).
     let (gamma_window, beta_window) = ([1, 1, per_step, 2, rows], [1, 1, per_step, 1, rows]);
     let k_t_window = [1, key_slots, dk, per_step * c];
-    let o_window = if plan.token_major_output { vec![1, per_step * c, heads * dv] } else { v_window.to_vec() };
     let state_scratch = [heads, dk, dv];
     let precision = plan.bf16x3.then_some("bf16x3");
     let after_inverse = if plan.single_pass_products { Some("bf16") } else { precision };
@@ -227,7 +234,23 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // Q and K stacked like the value heads reading them: each key head's tiles repeated
     // for its value heads in the step. Kᵀ per key head, for the state updates.
     let repeats = heads / key_slots;
-    let load_keys = |w: &mut Writer, name: &str, sub: i64| w.load_block(name, &q_window, input, &[1, key_slots, c, dk], &[0, 0, sub * c, 0], &[key_slots, 1, c, dk]);
+    // Key head `slot`'s [C, Dk] tile of chunk `sub` in `name` (%q or %k).
+    let key_tile = |w: &mut Writer, name: &str, sub: i64, slot: i64| {
+        if plan.token_major_inputs {
+            w.load_block(name, &q_window, input, &[1, c, dk], &[0, sub * c, slot * dk], &[c, dk])
+        } else {
+            w.load_block(name, &q_window, input, &[1, 1, c, dk], &[0, slot, sub * c, 0], &[c, dk])
+        }
+    };
+    // The step's key heads' tiles of chunk `sub`, [key_slots, 1, C, Dk].
+    let load_keys = |w: &mut Writer, name: &str, sub: i64| {
+        if !plan.token_major_inputs {
+            return w.load_block(name, &q_window, input, &[1, key_slots, c, dk], &[0, 0, sub * c, 0], &[key_slots, 1, c, dk]);
+        }
+        let tiles: Vec<String> = (0..key_slots).map(|slot| key_tile(w, name, sub, slot)).collect();
+        let joined = w.concatenate(&tiles, &[c, dk], input, 0);
+        w.op("vector.shape_cast", &[(&joined, &vector(&[key_slots * c, dk], input))], "", &vector(&[key_slots, 1, c, dk], input))
+    };
     let stacked = |w: &mut Writer, tiles: &str| {
         let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
         w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
@@ -257,14 +280,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let head_rows = |w: &mut Writer, blocks: &[String], width: i64, head: i64| rows_at(w, &blocks[(head / block_heads) as usize], [block_rows, width], head % block_heads * c);
     let state_type = f32s(&[dk, dv]);
     // A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
-    let stack = |w: &mut Writer, parts: &[String]| {
-        if parts.len() == 1 {
-            return parts[0].clone();
-        }
-        let operands: Vec<(&str, String)> = parts.iter().map(|part| (part.as_str(), f32s(&[c, dv]))).collect();
-        let operands: Vec<(&str, &str)> = operands.iter().map(|(v, t)| (*v, t.as_str())).collect();
-        w.op("tpu.concatenate", &operands, "{dimension = 0 : i32}", &f32s(&[block_rows, dv]))
-    };
+    let stack = |w: &mut Writer, parts: &[String]| w.concatenate(parts, &[c, dv], "f32", 0);
     // Constant rows every chunk multiplies by.
     let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, block_rows]));
     let row_scale = w.splat(plan.scale, &[1, block_rows]);
@@ -287,7 +303,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                     let attributes = format!("{{offsets = [0, {}], sizes = [{dk}, {c}], strides = [1, 1]}}", sub * c);
                     return w.op("vector.extract_strided_slice", &[(&columns[slot as usize], &f32s(&[dk, per_step * c]))], &attributes, &f32s(&[dk, c]));
                 }
-                let tile = w.load_block("%k", &q_window, input, &[1, 1, c, dk], &[0, slot, sub * c, 0], &[c, dk]);
+                let tile = key_tile(&mut w, "%k", sub, slot);
                 let tile = to_f32(&mut w, &tile, &[c, dk]);
                 w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
             })
@@ -298,7 +314,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
             let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
             let (q, k) = (to_f32(&mut w, &q, &[block_rows, dk]), to_f32(&mut w, &k, &[block_rows, dk]));
-            let v = w.load_block("%v", &v_window, input, &[1, block_heads, c, dv], &[0, block * block_heads, sub * c, 0], &[block_rows, dv]);
+            let v = if plan.token_major_inputs {
+                let tiles: Vec<String> = (block * block_heads..(block + 1) * block_heads).map(|head| w.load_block("%v", &v_window, input, &[1, c, dv], &[0, sub * c, head * dv], &[c, dv])).collect();
+                w.concatenate(&tiles, &[c, dv], input, 0)
+            } else {
+                w.load_block("%v", &v_window, input, &[1, block_heads, c, dv], &[0, block * block_heads, sub * c, 0], &[block_rows, dv])
+            };
             // Gate rows: γ = cumsum(g) within each head's chunk, γ_C (each head's last
             // entry of γ) repeated across its positions, β.
             let gate = |w: &mut Writer, name: &str, window: &[i64], row: i64| w.load_block(name, window, "f32", &[1, 1, 1, 1, block_rows], &[0, 0, sub, row, block * block_rows], &[1, block_rows]);
@@ -432,11 +453,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
 
     // Operands in the call's order: q, k, v, g, beta, [initial state], [Kᵀ], then o and
     // the final state, then the state scratch.
+    let (key_windows, value_windows) = if plan.token_major_inputs { ("key_tokens", "value_tokens") } else { ("key_chunks", "value_chunks") };
     let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand { name, memref: memref(shape, element), window: window(shape, transform) };
     let mut operands = vec![
-        operand("%q", &q_window, input, "key_chunks"),
-        operand("%k", &q_window, input, "key_chunks"),
-        operand("%v", &v_window, input, "value_chunks"),
+        operand("%q", &q_window, input, key_windows),
+        operand("%k", &q_window, input, key_windows),
+        operand("%v", &v_window, input, value_windows),
         operand("%gamma", &gamma_window, "f32", "gate_chunks"),
         operand("%beta", &beta_window, "f32", "gate_chunks"),
     ];
@@ -446,7 +468,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     if plan.keys_transposed {
         operands.push(operand("%k_t", &k_t_window, input, "key_chunks_transposed"));
     }
-    operands.push(operand("%o", &o_window, &plan.output, if plan.token_major_output { "token_chunks" } else { "value_chunks" }));
+    operands.push(operand("%o", &o_window, &plan.output, if plan.token_major_output { "value_tokens" } else { "value_chunks" }));
     operands.push(operand("%s_final", &state_window, "f32", "states"));
     let scratch = [("%state", memref(&state_scratch, "f32"))];
     // Step h serves value heads h x heads ..; value head n reads key head n / group, so
@@ -455,13 +477,20 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         "    %heads = \"arith.constant\"() {{value = {heads} : i32}} : () -> i32\n    %group = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %slots = \"arith.constant\"() {{value = {key_slots} : i32}} : () -> i32\n    %first_value_head = \"arith.muli\"(%h, %heads) : (i32, i32) -> i32\n    %first_key_head = \"arith.divsi\"(%first_value_head, %group) : (i32, i32) -> i32\n    %key_block = \"arith.divsi\"(%first_key_head, %slots) : (i32, i32) -> i32\n",
         plan.group()
     );
-    let mut maps = index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
-        + &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4)
-        + &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5)
-        + &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
-    if plan.token_major_output {
-        maps += &index_map("token_chunks", &GRID_ARGUMENTS, "", "%b, %c, %h", 3);
+    // Windows of heads then tokens (…_chunks) or of tokens then heads x lanes (…_tokens).
+    let mut maps = if plan.token_major_inputs {
+        index_map("key_tokens", &GRID_ARGUMENTS, &key_block, "%b, %c, %key_block", 3)
+    } else {
+        index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
+    };
+    if plan.token_major_inputs || plan.token_major_output {
+        maps += &index_map("value_tokens", &GRID_ARGUMENTS, "", "%b, %c, %h", 3);
     }
+    if !plan.token_major_inputs || !plan.token_major_output {
+        maps += &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4);
+    }
+    maps += &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5);
+    maps += &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
     if plan.keys_transposed {
         maps += &index_map("key_chunks_transposed", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %zero, %c", 4);
     }

@@ -49,6 +49,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the inverse keeps gdn-precision" },
     OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads, up to 2 on tpu7x, whose VMEM four overflowed; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
     OptionSpec { name: "gdn-block-rows", kind: OptionKind::Int, default: "128", help: "Rows of the diagonal blocks the Gated DeltaNet kernel's chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, the inverse, the output weights) are worked on in, whole heads of a step (0: the step's whole stacked tile, heads x chunk square)" },
+    OptionSpec { name: "gdn-token-major", kind: OptionKind::Choice(&["output", "all", "none"]), default: "output", help: "Which of the Gated DeltaNet kernel's windows are token-major, [B, T, N x D], where the op is laid out with tokens before heads: the output's (XLA then relayouts it to BTNH instead of transposing it: 4/8 head slice at 2048 tokens, v6e 126,348 static cycles against 112,486), q, k and v's too (all: their transposes become relayouts, which libtpu prices both ways: 16/32 heads at 2048 tokens 478,257 -> 435,308, the 4/8 slice at 8192 438,583 -> 443,757), or none" },
     OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (the γ and γ_C rows x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,835,760 against 1,830,129)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
 ];
@@ -105,6 +106,11 @@ fn create(options: &PassOptions) -> Pass {
         exp2_gates: options.bool("gdn-exp2"),
         chunks_per_step: options.int("gdn-chunks-per-step"),
         block_rows: options.int("gdn-block-rows"),
+        token_major: match options.choice("gdn-token-major") {
+            "none" => TokenMajor::None,
+            "output" => TokenMajor::Output,
+            _ => TokenMajor::All,
+        },
     };
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, kernel, remarks))
 }
@@ -399,6 +405,20 @@ pub struct GatedDeltaOptions {
     /// Rows of the diagonal blocks the chunk-parallel tiles are worked on in (0: the
     /// step's whole stacked tile).
     pub block_rows: i64,
+    /// Which of the kernel's windows are token-major where the op's layout has tokens
+    /// before heads.
+    pub token_major: TokenMajor,
+}
+
+/// The Gated DeltaNet kernel's windows laid out token-major, [B, T', N x D].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TokenMajor {
+    /// None: every window [B, N, T', D].
+    None,
+    /// The output's.
+    Output,
+    /// q, k and v's too.
+    All,
 }
 
 /// The rows a Gated DeltaNet grid step stacks by default on `target`: libtpu's static
@@ -456,7 +476,7 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step, most_chunks_per_step, block_rows } = options;
+    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step, most_chunks_per_step, block_rows, token_major } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
@@ -492,7 +512,8 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         exp2_gates,
         keys_transposed,
         chunks_per_step: 1,
-        token_major_output: layout.position(Role::Sequence) < layout.position(Role::Heads),
+        token_major_inputs: token_major == TokenMajor::All && layout.position(Role::Sequence) < layout.position(Role::Heads),
+        token_major_output: token_major != TokenMajor::None && layout.position(Role::Sequence) < layout.position(Role::Heads),
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
@@ -552,10 +573,20 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         .collect();
     let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| rearranged(&b, &atoms, value, axes, target);
     let gate_target = [batch.clone(), head_blocks.clone(), chunks.clone(), Vec::new(), [step_heads.clone(), chunk.clone()].concat()];
+    // The kernel's q, k, v and output: [B, T', N x D] token-major, else [B, N, T', D].
+    let kernel_axes = |token_major: bool, heads: &Axis, dim: &Axis| {
+        if token_major {
+            vec![batch.clone(), time.clone(), [heads.clone(), dim.clone()].concat()]
+        } else {
+            vec![batch.clone(), heads.clone(), time.clone(), dim.clone()]
+        }
+    };
+    let (kernel_keys, kernel_values) = (kernel_axes(plan.token_major_inputs, &key_heads, &key_dim), kernel_axes(plan.token_major_inputs, &value_heads, &value_dim));
+    let kernel_output = kernel_axes(plan.token_major_output, &value_heads, &value_dim);
     let mut operands = vec![
-        rearrange(operand(op_view.q())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
-        rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), time.clone(), key_dim.clone()])?,
-        rearrange(operand(op_view.v())?, &values_axes, &[batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()])?,
+        rearrange(operand(op_view.q())?, &keys_axes, &kernel_keys)?,
+        rearrange(operand(op_view.k())?, &keys_axes, &kernel_keys)?,
+        rearrange(operand(op_view.v())?, &values_axes, &kernel_values)?,
         chunk_gates(&b, rearrange(operand(op_view.g())?, &gate_axes, &gate_target)?, plan),
         rearrange(operand(op_view.beta())?, &gate_axes, &gate_target)?,
     ];
@@ -563,11 +594,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     if plan.keys_transposed {
         operands.push(rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), key_dim.clone(), time.clone()])?);
     }
-    let output_shape = if plan.token_major_output {
-        vec![plan.batch, plan.padded_length(), plan.value_heads * plan.value_dim]
-    } else {
-        vec![plan.batch, plan.value_heads, plan.padded_length(), plan.value_dim]
-    };
+    let output_shape: Vec<i64> = kernel_output.iter().map(|axis| atoms.axis_size(axis)).collect();
     let state_shape = [plan.batch, plan.value_heads, plan.key_dim, plan.value_dim];
     let kernel = kernel_op(
         &b,
@@ -582,13 +609,8 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     let final_state: Value = kernel.result(1).expect("final state").into();
     let state = op.result(1).map_err(|_| "no final state")?;
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(state.to_raw(), final_state.to_raw()) };
-    let result_axes = if plan.token_major_output {
-        vec![batch.clone(), time.clone(), [value_heads.clone(), value_dim.clone()].concat()]
-    } else {
-        vec![batch.clone(), value_heads.clone(), time.clone(), value_dim.clone()]
-    };
     let result = op.result(0).map_err(|_| "no result")?.into();
-    replace_with_output(&b, &atoms, kernel.result(0).expect("o").into(), &result_axes, &plan.output, &values_axes, result)
+    replace_with_output(&b, &atoms, kernel.result(0).expect("o").into(), &kernel_output, &plan.output, &values_axes, result)
 }
 
 /// The kernel's gate rows from g's, [B, Nv / H, T' / C, 1, H x C] (H value heads per

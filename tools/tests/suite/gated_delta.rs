@@ -82,6 +82,9 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // doubling, the heads' inverses side by side, the blocks' and chunks' inverses solved
     // together.
     ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    // The defaults with q, k and v read token-major too ([B, T, N x D] windows; the
+    // output is token-major by default, heads_first cases keep every window head-major).
+    ("token_major_inputs", "flywheel-layout,flywheel-tile{gdn-token-major=all}", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
     // The defaults with the step's chunk-parallel tiles whole (512 x 512 for grouped_4_8):
     // the inverse side by side, its products in lane groups of 128.
     ("whole_step_tiles", "flywheel-layout,flywheel-tile{gdn-block-rows=0}", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
