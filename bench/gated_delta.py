@@ -31,7 +31,9 @@ Rows:
   (gdn-block-rows=0), + diagonal blocks of 128 rows (flywheel-tile's default: two heads
   each, their inverses solved together by flywheel-tri-inverse), + flywheel-pipeline
   (each chunk's parallel work issued before the previous chunk's state update, so the
-  chunks' inverses are solved together too), and four options measured and left off:
+  chunks' inverses are solved together too), + the output written token-major
+  (flywheel-tile's default gdn-token-major=output; the rows above it set none), and five
+  options measured and left off: q, k and v read token-major too (gdn-token-major=all),
   gates in base 2 (`gdn-exp2`: it saved nothing), the products after the inverse in one
   bf16 pass (`gdn-single-pass`: over the 1e-3 error budget), Kᵀ for the state update
   from a copy of K transposed in HBM (`flywheel-layout{gdn-state-keys=transposed-copy}`:
@@ -95,23 +97,26 @@ SLICE_LENGTHS = {SLICED: {"v6e": (4096, 8192), "tpu7x": (1024, 2048)},
 LONGEST_FULL = 8192
 # (name, passes through tiling, passes between tiling and lowering)
 FLYWHEEL = [
-    ("FlyWheel, forward substitution", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", ""),
-    ("FlyWheel, + tri-inverse", "flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
-    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
-    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
-    ("FlyWheel, + doubling", "flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse{side-by-side=false},"),
-    ("FlyWheel, + the heads' inverses side by side (products in lane groups of 128)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4 gdn-single-pass=true}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together (tpu7x: 2 chunks per step)", "flywheel-layout,flywheel-tile", "flywheel-tri-inverse,"),
+    ("FlyWheel, forward substitution", "flywheel-tile{gdn-token-major=none gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", ""),
+    ("FlyWheel, + tri-inverse", "flywheel-tile{gdn-token-major=none gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution},"),
+    ("FlyWheel, + stacked heads", "flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-precision=fp32 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + bf16x3 products", "flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{block=8 diagonal=substitution side-by-side=false},"),
+    ("FlyWheel, + doubling", "flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + shared operands, + exp2 gates (not taken)", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1 gdn-exp2=true}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 2 chunks per step", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=2}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + 4 chunks per step", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse{side-by-side=false},"),
+    ("FlyWheel, + the heads' inverses side by side (products in lane groups of 128)", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4 gdn-single-pass=true}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together (tpu7x: 2 chunks per step)", "flywheel-layout,flywheel-tile{gdn-token-major=none}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + flywheel-pipeline (each chunk's parallel work before the previous chunk's state update, the chunks' inverses solved together)",
+     "flywheel-layout,flywheel-tile{gdn-token-major=none}", "flywheel-pipeline,flywheel-tri-inverse,"),
+    ("FlyWheel, flywheel-tpu's chain with q, k and v read token-major too (not taken)", "flywheel-layout,flywheel-tile{gdn-token-major=all}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel, flywheel-tpu's chain with each inverse solved apart (not taken)", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{interleave=false},"),
     ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
-    ("FlyWheel (flywheel-tpu: + each chunk's parallel work before the previous chunk's state update, the chunks' inverses solved together)", "flywheel-layout,flywheel-tile",
+    ("FlyWheel (flywheel-tpu: + the output written token-major)", "flywheel-layout,flywheel-tile",
      "flywheel-pipeline,flywheel-tri-inverse,"),
 ]
 
