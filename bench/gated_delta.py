@@ -32,7 +32,9 @@ Rows:
   each, their inverses solved together by flywheel-tri-inverse), + flywheel-pipeline
   (each chunk's parallel work issued before the previous chunk's state update, so the
   chunks' inverses are solved together too), + the output written token-major
-  (flywheel-tile's default gdn-token-major=output; the rows above it set none), and five
+  (flywheel-tile's default gdn-token-major=output; the rows above it set none), + 16
+  value heads per step (flywheel-tile's default rows on v6e, 1024; the rows from "+ 8
+  value heads per step" on set 8, tpu7x's default), and five
   options measured and left off: q, k and v read token-major too (gdn-token-major=all),
   gates in base 2 (`gdn-exp2`: it saved nothing), the products after the inverse in one
   bf16 pass (`gdn-single-pass`: over the 1e-3 error budget), Kᵀ for the state update
@@ -49,10 +51,10 @@ reported as such, never as a result. The profile stops estimating past an amount
 simulated work (on one grid step's heads, v6e: 8192 tokens estimate, 16384 do not;
 tpu7x: 2048 do, 4096 did not with four chunks a step), so one more row estimates every
 length: SLICED, the default kernel on one
-grid step's heads (4 key and 8 value heads; heads are a parallel grid axis, run one
+grid step's heads (v6e 8 key and 16 value heads, tpu7x 4 and 8; heads are a parallel grid axis, run one
 after another on a TensorCore), profiled at the two longest lengths that estimate (v6e
 4096 and 8192 tokens, tpu7x 1024 and 2048), the line through them read at the length,
-times the steps' head blocks (32 value heads / 8). Where the full kernel
+times the steps' head blocks (32 value heads / 16 or 8). Where the full kernel
 estimates, the two rows side by side check the slice. Past 8192 tokens only the slice is
 profiled (one head per step would simulate 16,384 grid steps).
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
@@ -89,7 +91,7 @@ CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
 # default kernel; and the two lengths its line is drawn through: for FlyWheel the longest
 # that libtpu estimates; for XLA's chunked form the longest whose unrolled scan profiles
 # in this machine's memory (2048 tokens needs more than 12 GB).
-SLICE_HEADS = {SLICED: {"v6e": (4, 8), "tpu7x": (4, 8)},
+SLICE_HEADS = {SLICED: {"v6e": (8, 16), "tpu7x": (4, 8)},
                CHUNKED: {"v6e": (2, 4), "tpu7x": (2, 4)}}
 SLICE_LENGTHS = {SLICED: {"v6e": (4096, 8192), "tpu7x": (1024, 2048)},
                  CHUNKED: {"v6e": (512, 1024), "tpu7x": (512, 1024)}}
@@ -109,14 +111,15 @@ FLYWHEEL = [
     ("FlyWheel, + the heads' inverses side by side (products in lane groups of 128)", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
     ("FlyWheel, + single-pass bf16 products after the inverse (not taken)", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4 gdn-single-pass=true}", "flywheel-tri-inverse,"),
     ("FlyWheel, + Kᵀ from a copy transposed in HBM (not taken)", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-token-major=none gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
-    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together (tpu7x: 2 chunks per step)", "flywheel-layout,flywheel-tile{gdn-token-major=none}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + 8 value heads per step", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=8 gdn-block-rows=0 gdn-chunks-per-step=4}", "flywheel-tri-inverse,"),
+    ("FlyWheel, + diagonal blocks of 128 rows, their inverses solved together (tpu7x: 2 chunks per step)", "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=8}", "flywheel-tri-inverse,"),
     ("FlyWheel, + flywheel-pipeline (each chunk's parallel work before the previous chunk's state update, the chunks' inverses solved together)",
-     "flywheel-layout,flywheel-tile{gdn-token-major=none}", "flywheel-pipeline,flywheel-tri-inverse,"),
+     "flywheel-layout,flywheel-tile{gdn-token-major=none gdn-heads=8}", "flywheel-pipeline,flywheel-tri-inverse,"),
+    ("FlyWheel, + the output written token-major", "flywheel-layout,flywheel-tile{gdn-heads=8}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel, flywheel-tpu's chain with q, k and v read token-major too (not taken)", "flywheel-layout,flywheel-tile{gdn-token-major=all}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel, flywheel-tpu's chain with each inverse solved apart (not taken)", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{interleave=false},"),
     ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
-    ("FlyWheel (flywheel-tpu: + the output written token-major)", "flywheel-layout,flywheel-tile",
+    ("FlyWheel (flywheel-tpu: + 16 value heads per step on v6e)", "flywheel-layout,flywheel-tile",
      "flywheel-pipeline,flywheel-tri-inverse,"),
 ]
 

@@ -164,14 +164,15 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-STACKED: "flywheel.matmul"(%[[T:.*]], %[[JOINED]], {{.*}} -> vector<128x256xf32>
 // GDN-STACKED: %[[WQ:.*]] = "tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
 // GDN-STACKED: "flywheel.matmul"(%[[WQ]], {{.*}} -> vector<128x128xf32>
-// The rows that fill a step depend on the target: 512 on v6e (the default target) and
-// tpu7x, 256 on v5e; gdn-heads overrides them. Here 8 key heads and 16 value heads.
+// The rows that fill a step depend on the target: 1024 on v6e (the default target), 512
+// on tpu7x, 256 on v5e; gdn-heads overrides them. Here 8 key heads and 16 value heads.
 // RUN: sed 's/128x1x128xbf16/128x8x128xbf16/g; s/128x2x128xbf16/128x16x128xbf16/g; s/128x2xf32/128x16xf32/g; s/1x2x128x128xf32/1x16x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.16-heads.mlir
-// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-512
+// RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-1024
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-512
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-256
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=v5e gdn-heads=8 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-512
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tpu='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-256
+// GDN-ROWS-1024: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 16 value head(s) and 2 chunk(s) per step)
 // GDN-ROWS-512: remark: tiled into a Mosaic kernel (grid 1x2x1, chunks of 64, 8 value head(s) and 2 chunk(s) per step)
 // GDN-ROWS-256: remark: tiled into a Mosaic kernel (grid 1x4x1, chunks of 64, 4 value head(s) and 2 chunk(s) per step)
 // The chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, T, the output weights) are block
@@ -180,7 +181,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // T [bV | b e^g K] on 128 x 128 tiles, four blocks per chunk for eight heads (two chunks
 // per step: eight loops), never the 512 x 512 tile; each block's gates and values are
 // loaded at its own heads.
-// RUN: flywheel-opt %t.16-heads.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile)' | FileCheck %s --check-prefix=GDN-BLOCKS
+// RUN: flywheel-opt %t.16-heads.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=8})' | FileCheck %s --check-prefix=GDN-BLOCKS
 // GDN-BLOCKS-NOT: vector<512x512xf32>
 // GDN-BLOCKS: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // GDN-BLOCKS: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x8x128x128xbf16>, index, index, index, index) -> vector<1x2x64x128xbf16>
@@ -188,7 +189,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-BLOCKS-COUNT-8: }) : (index, index, index, vector<128x128xf32>) -> vector<128x128xf32>
 // GDN-BLOCKS-NOT: "scf.for"
 // gdn-block-rows=0 keeps the step's whole stacked tile: one loop per chunk on 512 x 512.
-// RUN: flywheel-opt %t.16-heads.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-block-rows=0})' | FileCheck %s --check-prefix=GDN-WHOLE
+// RUN: flywheel-opt %t.16-heads.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=8 gdn-block-rows=0})' | FileCheck %s --check-prefix=GDN-WHOLE
 // GDN-WHOLE: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<512x128xbf16>, vector<512x128xbf16>, vector<512x512xf32>)
 // GDN-WHOLE-COUNT-2: }) : (index, index, index, vector<512x512xf32>) -> vector<512x512xf32>
 // GDN-WHOLE-NOT: "scf.for"

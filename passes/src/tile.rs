@@ -44,7 +44,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
-    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 512 on v6e and tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
+    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 1024 on v6e, 512 on tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
     OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the inverse keeps gdn-precision" },
     OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads, up to 2 on tpu7x, whose VMEM four overflowed; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
@@ -425,10 +425,14 @@ pub enum TokenMajor {
 /// cycles, 4 key / 8 value heads x 2048 tokens, chunks of 64, diagonal blocks of 128
 /// rows (before the bf16x3 operands were split once): v6e 166,990 with 8 heads per step
 /// against 198,591 with 4; tpu7x 161,103 against 201,749. v5e keeps 256, unmeasured
-/// (libtpu's static profile of the kernel aborts there).
+/// (libtpu's static profile of the kernel aborts there). v6e takes 1024, sixteen heads:
+/// 8 key / 16 value heads, 8192 tokens, 818,729 against 861,259 with eight; 16 / 32 heads
+/// at 2048 tokens 457,875 against 478,257 (it compiles at 32768 tokens). tpu7x keeps 512:
+/// eight heads with four chunks a step already overflowed its 64 MiB of VMEM (below).
 fn gated_delta_rows(target: &str) -> i64 {
     match target {
         "v5e" => 256,
+        "v6e" => 1024,
         _ => 512,
     }
 }

@@ -50,7 +50,9 @@ const CASES: &[Case] = &[
     Case { name: "correlated_keys_4_heads_f32", batch: 1, key_heads: 1, value_heads: 4, length: 128, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false, heads_first: false },
     Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32, long: false, heads_first: false },
     // Four value heads per step reading two key heads (heads_per_step).
-    // The same laid out BNTH.
+    // Sixteen value heads reading eight key heads: one step's heads on v6e.
+    Case { name: "grouped_8_16_bf16", batch: 1, key_heads: 8, value_heads: 16, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
+    // grouped_4_8_bf16 laid out BNTH.
     Case { name: "grouped_4_8_bf16_heads_first", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: true },
     Case { name: "grouped_4_8_bf16", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
     // 8192 tokens: the state carried through 128 chunks must not drift.
@@ -75,8 +77,8 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // Four chunks per step, f32 products, one head per step, each chunk's parallel work
     // issued two chunks ahead of the state updates.
     ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    // What flywheel-tpu runs for v6e and tpu7x: heads stacked to 512 rows (grouped_4_8 runs
-    // its eight value heads in one step, correlated_keys_4_heads its four), their
+    // What flywheel-tpu runs for v6e: heads stacked to 1024 rows (grouped_8_16 runs its
+    // sixteen value heads in one step, grouped_4_8 its eight, correlated_keys_4_heads its four), their
     // chunk-parallel tiles in diagonal blocks of 128 rows (two heads), bf16x3 products,
     // each chunk's parallel work before the previous chunk's state update, blocks of 8 by
     // doubling, the heads' inverses side by side, the blocks' and chunks' inverses solved
