@@ -281,6 +281,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let state_type = f32s(&[dk, dv]);
     // A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
     let stack = |w: &mut Writer, parts: &[String]| w.concatenate(parts, &[c, dv], "f32", 0);
+    // An f32 [rows, Dv] tile of the output in the output's element type.
+    let to_output = |w: &mut Writer, o: String, rows: i64| if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
     // Constant rows every chunk multiplies by.
     let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, block_rows]));
     let row_scale = w.splat(plan.scale, &[1, block_rows]);
@@ -410,7 +412,6 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         for block in 0..(heads / block_heads) as usize {
             let intra = w.matmul((&parallel.weights[block], &square_type), (&new_values[block], &value_type), &[block_rows, dv], false, after_inverse);
             let o = w.binary("arith.addf", &from_state[block], &intra, &value_type);
-            let to_output = |w: &mut Writer, o: String, rows: i64| if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
             if plan.token_major_output {
                 for head in block as i64 * block_heads..(block as i64 + 1) * block_heads {
                     let o = rows_at(&mut w, &o, [block_rows, dv], head % block_heads * c);
