@@ -152,3 +152,6 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // step's v and output windows.
 // RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-token-major=all},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn64.mlir
 // RUN: flywheel compile --target v6e %t.gdn64.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// One such head a step (64 lanes, not the array's 128) keeps head-major windows, so it compiles.
+// RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1 gdn-token-major=all},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn64-narrow.mlir
+// RUN: flywheel compile --target v6e %t.gdn64-narrow.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE

@@ -58,6 +58,14 @@
 // KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
 // KEPT: "flywheel.attention"
 // KEPT-NOT: tpu_custom_call
+// Mosaic takes a window's lanes as whole 128-lane tiles or the whole array's. The
+// transposed orientation runs key blocks along Kᵀ's and Vᵀ's lanes: blocks of 64 of 256
+// keys keep the op (a near miss: 128 are tiled).
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=64 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES
+// LANES: remark: kept for the reference lowering: key blocks of 64 along the lanes (the transposed orientation, a mask or a bias) take whole 128-lane tiles or all 256 keys
+// LANES: "flywheel.attention"
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=128 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES-128
+// LANES-128: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 128x128, transposed orientation
 
 // A band that leaves a query with no key is kept (the kernel does not do uniform rows).
 // RUN: flywheel-opt %s --split-input-file --flywheel-tile=remarks=true --verify-diagnostics
@@ -128,6 +136,11 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-NONE-NEXT: %[[SPLIT:.*]] = "stablehlo.reshape"(%[[KERNEL]]#0)
 // GDN-NONE-NEXT: "stablehlo.transpose"(%[[SPLIT]]) <{permutation = array<i64: 1, 2, 0, 3>}> : (tensor<2x2x64x128xbf16>) -> tensor<2x64x2x128xbf16>
 // GDN-NONE-NOT: _tokens
+// A window's lanes must be whole 128-lane tiles or the array's: one value head of 64
+// lanes a step stays head-major, inputs and output, whatever gdn-token-major asks.
+// RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile='gdn-heads=1 gdn-token-major=all' | FileCheck %s --check-prefix=GDN-NARROW
+// GDN-NARROW: "flywheel.gated_delta_kernel"({{.*}} : (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x2x128x64xbf16>, {{.*}} -> (tensor<1x2x128x64xbf16>, tensor<1x2x64x64xf32>)
+// GDN-NARROW-NOT: _tokens
 // Laid out BNTH, the output stays head-major: [B, Nv, T, Dv] is already the result's layout.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bnth-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-BNTH
 // GDN-BNTH: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}} -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)

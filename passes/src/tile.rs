@@ -261,6 +261,11 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if !fits(queries, block_q) || !fits(keys, block_kv) {
         return Err(format!("blocks {block_q}/{block_kv} for sequence lengths {queries}/{keys}: a block is a whole sequence or a multiple of 8"));
     }
+    // Mosaic takes a window's lanes only as whole 128-lane tiles or the whole array's:
+    // where key blocks run along lanes (Kᵀ and Vᵀ transposed, a mask's or bias's columns).
+    if (transposed || mask.is_some() || bias.is_some()) && block_kv % 128 != 0 && block_kv < keys {
+        return Err(format!("key blocks of {block_kv} along the lanes (the transposed orientation, a mask or a bias) take whole 128-lane tiles or all {keys} keys"));
+    }
     let plan = KernelPlan {
         batch: at(&q, Role::Batch),
         q_heads: attention.q_heads()?,
@@ -544,7 +549,13 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     // block that is not the whole step starts at a multiple of 128 lanes in the gate rows.
     let block_heads = (1..=(block_rows / plan.chunk).max(1)).rev().find(|n| heads_per_step % n == 0).unwrap_or(1);
     let block_heads = if block_rows == 0 || (block_heads * plan.chunk) % 128 != 0 { heads_per_step } else { block_heads };
-    Ok(GatedDeltaPlan { heads_per_step, block_heads, ..plan })
+    let plan = GatedDeltaPlan { heads_per_step, block_heads, ..plan };
+    // Mosaic takes a window's lanes (here a step's heads x head dim) only as whole
+    // 128-lane tiles or the whole array's; otherwise that window stays head-major.
+    let lanes_fit = |step_heads: i64, heads: i64, dim: i64| (step_heads * dim) % 128 == 0 || step_heads == heads;
+    let values_fit = lanes_fit(plan.heads_per_step, plan.value_heads, plan.value_dim);
+    let keys_fit = lanes_fit(plan.key_heads_per_step(), plan.key_heads, plan.key_dim);
+    Ok(GatedDeltaPlan { token_major_inputs: plan.token_major_inputs && keys_fit && values_fit, token_major_output: plan.token_major_output && values_fit, ..plan })
 }
 
 fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDeltaPlan) -> Result<(), String> {

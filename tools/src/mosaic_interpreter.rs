@@ -162,6 +162,19 @@ fn read_kernel<'c, 'a>(module: &'a Module<'c>) -> Result<Kernel<'c, 'a>, String>
     Ok(Kernel { body, grid, windows, scratch })
 }
 
+/// Mosaic's rule for a window: its block's last dim a multiple of 128 lanes and the one
+/// before it of 8 sublanes, each unless it is the whole array's (the interpreter would
+/// run any block; the TPU compiler rejects these).
+fn check_block_tiling(block: &[i64], array: &[i64]) -> Result<(), String> {
+    let rank = block.len();
+    for (from_end, tile) in [(1, 128), (2, 8)] {
+        if rank >= from_end && block[rank - from_end] % tile != 0 && block[rank - from_end] != array[rank - from_end] {
+            return Err(format!("block {block:?} of a {array:?} array: its last two dims must be multiples of (8, 128) or the array's"));
+        }
+    }
+    Ok(())
+}
+
 /// Runs the kernel in `module_text` on `inputs`, producing outputs of the given types.
 pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64>)]) -> Result<Vec<Array>, String> {
     let context = create_context();
@@ -182,6 +195,9 @@ pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64
     }
     for (dtype, dims) in outputs {
         memory.push(Buffer { shape: dims.clone(), element: element_of(*dtype)?, data: vec![0.0; element_count(dims)] });
+    }
+    for (window, (_, bounds)) in kernel.windows.iter().enumerate() {
+        check_block_tiling(bounds, &memory[window].shape).map_err(|why| format!("window {window}: {why}"))?;
     }
     let mut scratch: Vec<Buffer> =
         kernel.scratch.iter().map(|(shape, element)| Buffer { shape: shape.clone(), element: *element, data: vec![0.0; element_count(shape)] }).collect();
@@ -609,5 +625,19 @@ pub fn kernel_body<'c: 'a, 'a>(call: &impl OperationLike<'c, 'a>) -> Result<Stri
     match body.map(|b| base64::engine::general_purpose::STANDARD.decode(b)) {
         Some(Ok(bytes)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
         _ => Err("a tpu_custom_call has no readable body".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_block_tiling;
+
+    #[test]
+    fn blocks_take_whole_tiles_or_whole_dims() {
+        assert!(check_block_tiling(&[1, 64, 256], &[2, 128, 512]).is_ok());
+        assert!(check_block_tiling(&[1, 2, 64], &[1, 2, 64]).is_ok());
+        // 64 lanes of 128, and 4 sublanes of 8: not whole tiles, not whole dims.
+        assert!(check_block_tiling(&[1, 1, 64, 64], &[2, 2, 64, 128]).is_err());
+        assert!(check_block_tiling(&[1, 4, 128], &[1, 8, 128]).is_err());
     }
 }
