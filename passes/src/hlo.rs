@@ -297,8 +297,16 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     pub fn dot_general(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, dimensions: &DotDimensionNumbers, shape: &[i64], element: &str) -> Value<'c, 'a> {
-        let numbers = self.attribute(&dimensions.to_string());
-        self.insert("stablehlo.dot_general", &[lhs, rhs], self.tensor_type(shape, element), &[("dot_dimension_numbers", numbers)])
+        self.dot_general_at(lhs, rhs, dimensions, shape, element, None)
+    }
+
+    /// `dot_general`, with both operands at `precision` (`HIGHEST`, ...) when given.
+    fn dot_general_at(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, dimensions: &DotDimensionNumbers, shape: &[i64], element: &str, precision: Option<&str>) -> Value<'c, 'a> {
+        let mut properties = vec![("dot_dimension_numbers", self.attribute(&dimensions.to_string()))];
+        if let Some(precision) = precision {
+            properties.push(("precision_config", self.attribute(&format!("[#stablehlo<precision {precision}>, #stablehlo<precision {precision}>]"))));
+        }
+        self.insert("stablehlo.dot_general", &[lhs, rhs], self.tensor_type(shape, element), &properties)
     }
 
     /// `reduce(x, init)` over `dimensions` with the binary op `combiner`
@@ -339,10 +347,6 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         let upper = self.compare(from, to, ComparisonDirection::Le, ComparisonType::Signed, &square);
         let ones = self.convert(upper, &square, "i1", element);
         let numbers = DotDimensionNumbers { lhs_batching: vec![], rhs_batching: vec![], lhs_contracting: vec![last], rhs_contracting: vec![0] };
-        let properties = [
-            ("dot_dimension_numbers", self.attribute(&numbers.to_string())),
-            ("precision_config", self.attribute("[#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]")),
-        ];
-        self.insert("stablehlo.dot_general", &[x, ones], self.tensor_type(shape, element), &properties)
+        self.dot_general_at(x, ones, &numbers, shape, element, Some("HIGHEST"))
     }
 }

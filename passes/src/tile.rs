@@ -261,9 +261,8 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if !fits(queries, block_q) || !fits(keys, block_kv) {
         return Err(format!("blocks {block_q}/{block_kv} for sequence lengths {queries}/{keys}: a block is a whole sequence or a multiple of 8"));
     }
-    // Mosaic takes a window's lanes only as whole 128-lane tiles or the whole array's:
-    // where key blocks run along lanes (Kᵀ and Vᵀ transposed, a mask's or bias's columns).
-    if (transposed || mask.is_some() || bias.is_some()) && block_kv % 128 != 0 && block_kv < keys {
+    // Where key blocks run along lanes: Kᵀ and Vᵀ transposed, a mask's or bias's columns.
+    if (transposed || mask.is_some() || bias.is_some()) && !whole_lanes(block_kv, whole_blocks(keys, block_kv)) {
         return Err(format!("key blocks of {block_kv} along the lanes (the transposed orientation, a mask or a bias) take whole 128-lane tiles or all {keys} keys"));
     }
     let plan = KernelPlan {
@@ -521,8 +520,9 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         exp2_gates,
         keys_transposed,
         chunks_per_step: 1,
-        token_major_inputs: token_major == TokenMajor::All && layout.position(Role::Sequence) < layout.position(Role::Heads),
-        token_major_output: token_major != TokenMajor::None && layout.position(Role::Sequence) < layout.position(Role::Heads),
+        // Set below, once the step's heads are known.
+        token_major_inputs: false,
+        token_major_output: false,
     };
     if !matches!(plan.chunk, 16 | 32 | 64 | 128) {
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
@@ -550,12 +550,19 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     let block_heads = (1..=(block_rows / plan.chunk).max(1)).rev().find(|n| heads_per_step % n == 0).unwrap_or(1);
     let block_heads = if block_rows == 0 || (block_heads * plan.chunk) % 128 != 0 { heads_per_step } else { block_heads };
     let plan = GatedDeltaPlan { heads_per_step, block_heads, ..plan };
-    // Mosaic takes a window's lanes (here a step's heads x head dim) only as whole
-    // 128-lane tiles or the whole array's; otherwise that window stays head-major.
-    let lanes_fit = |step_heads: i64, heads: i64, dim: i64| (step_heads * dim) % 128 == 0 || step_heads == heads;
-    let values_fit = lanes_fit(plan.heads_per_step, plan.value_heads, plan.value_dim);
-    let keys_fit = lanes_fit(plan.key_heads_per_step(), plan.key_heads, plan.key_dim);
-    Ok(GatedDeltaPlan { token_major_inputs: plan.token_major_inputs && keys_fit && values_fit, token_major_output: plan.token_major_output && values_fit, ..plan })
+    // Token-major windows for ops with tokens before heads, where a step's heads x head
+    // dim are lanes Mosaic takes; otherwise that window stays head-major.
+    let tokens_first = layout.position(Role::Sequence) < layout.position(Role::Heads);
+    let values_fit = whole_lanes(plan.heads_per_step * plan.value_dim, plan.value_heads * plan.value_dim);
+    let keys_fit = whole_lanes(plan.key_heads_per_step() * plan.key_dim, plan.key_heads * plan.key_dim);
+    let token_major_output = token_major != TokenMajor::None && tokens_first && values_fit;
+    Ok(GatedDeltaPlan { token_major_inputs: token_major == TokenMajor::All && token_major_output && keys_fit, token_major_output, ..plan })
+}
+
+/// Whether a window's block of `block` lanes, of an array `array` lanes wide, is one
+/// Mosaic takes: whole 128-lane tiles, or the whole array.
+fn whole_lanes(block: i64, array: i64) -> bool {
+    block % 128 == 0 || block == array
 }
 
 fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDeltaPlan) -> Result<(), String> {
