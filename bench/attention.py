@@ -231,6 +231,8 @@ ABLATION = [
     ("all, fold-scale=exact", "flywheel-layout{target=TARGET},flywheel-tile{key-splits=2},flywheel-exp-softmax,flywheel-pipeline," + LOWER),
     ("all", "flywheel-layout{target=TARGET},flywheel-tile{key-splits=2},flywheel-exp-softmax{fold-scale=split},flywheel-pipeline," + LOWER),
     ("all, fold-scale=always", "flywheel-layout{target=TARGET},flywheel-tile{key-splits=2},flywheel-exp-softmax{fold-scale=always},flywheel-pipeline," + LOWER),
+    ("all, lagged-max", "flywheel-layout{target=TARGET},flywheel-tile{key-splits=2},flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline," + LOWER),
+    ("all, transposed + lagged-max", "flywheel-layout{orientation=transposed},flywheel-tile{key-splits=2},flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline," + LOWER),
     ("all + auto blocks", "flywheel-tpu{target=TARGET auto-blocks=true}"),
 ]
 DEFAULT_BLOCKS = "flywheel-tpu{target=TARGET}"

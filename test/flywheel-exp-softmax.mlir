@@ -116,6 +116,66 @@
 // RESCALE-MISS: remark: @flywheel_kernel_0: {{.*}}; 0 rescale(s) only when the max changed
 // RESCALE-MISS-NOT: minimumf>
 
+// lagged-max: each sub-block's P is exp2(S - m0), m0 the max the step starts with, so exp
+// does not wait for the sub-block's max; the running sum and output add up unscaled and
+// are rescaled once, by exp2(m0 - m), after the last sub-block. A step whose max rose by
+// more than the limit in some row (or NaN: m0 = -inf at the first step) is redone
+// exactly, the original ops cloned into an scf.if.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=true remarks=true})' -o %t.lagged.mlir 2>&1 | FileCheck %s --check-prefix=LAGGED-REMARK
+// LAGGED-REMARK: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64
+// RUN: FileCheck %s --check-prefix=LAGGED < %t.lagged.mlir
+// LAGGED: %[[M0:.*]] = "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<256x128xf32>, index, index) -> vector<256x128xf32>
+// LAGGED-NEXT: %[[L0:.*]] = "vector.load"
+// LAGGED-NEXT: %[[ACC0:.*]] = "vector.load"
+// LAGGED: %[[M1:.*]] = "arith.maximumf"(%[[M0]], {{.*}})
+// LAGGED-NEXT: %[[D1:.*]] = "arith.subf"(%[[S1:.*]], %[[M0]])
+// LAGGED-NEXT: %[[P1:.*]] = "math.exp2"(%[[D1]])
+// LAGGED-NOT: "arith.subf"(%[[M0]], %[[M1]])
+// LAGGED: %[[L1:.*]] = "arith.addf"(%[[L0]], {{.*}})
+// LAGGED: %[[ACC1:.*]] = "arith.addf"(%[[ACC0]], {{.*}})
+// LAGGED: %[[M2:.*]] = "arith.maximumf"(%[[M1]], {{.*}})
+// LAGGED-NEXT: %[[D2:.*]] = "arith.subf"(%[[S2:.*]], %[[M0]])
+// LAGGED-NEXT: "math.exp2"(%[[D2]])
+// LAGGED-NEXT: %[[DROP:.*]] = "arith.subf"(%[[M0]], %[[M2]])
+// LAGGED-NEXT: %[[ALPHA:.*]] = "math.exp2"(%[[DROP]])
+// LAGGED: %[[L_SUM:.*]] = "arith.addf"(%[[L1]], {{.*}})
+// LAGGED-NEXT: %[[L2:.*]] = "arith.mulf"(%[[ALPHA]], %[[L_SUM]])
+// LAGGED: %[[ACC_SUM:.*]] = "arith.addf"(%[[ACC1]], {{.*}})
+// LAGGED-NEXT: %[[ACC2:.*]] = "arith.mulf"(%[[ALPHA]], %[[ACC_SUM]])
+// LAGGED-NEXT: %[[RISE:.*]] = "arith.subf"(%[[M2]], %[[M0]])
+// LAGGED-NEXT: %[[LIMIT:.*]] = "arith.constant"() <{value = dense<6.400000e+01> : vector<256x128xf32>}>
+// LAGGED-NEXT: %[[WITHIN:.*]] = "arith.cmpf"(%[[RISE]], %[[LIMIT]]) <{{.*}}predicate = 5 : i64}>
+// LAGGED: %[[MARKS:.*]] = "arith.select"(%[[WITHIN]], %[[ZERO:.*]], %[[ONE:.*]])
+// LAGGED: %[[ANY:.*]] = "vector.multi_reduction"(%[[MARKS]], {{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 0, 1>}>
+// LAGGED: %[[REDO:.*]] = "arith.cmpf"(%[[ANY]], {{.*}}) <{{.*}}predicate = 2 : i64}> : (f32, f32) -> i1
+// LAGGED-NEXT: %[[STEP:.*]]:3 = "scf.if"(%[[REDO]]) ({
+// LAGGED: %[[EXACT_M1:.*]] = "arith.maximumf"
+// LAGGED-NEXT: %[[EXACT_D1:.*]] = "arith.subf"({{.*}}, %[[EXACT_M1]])
+// LAGGED: "scf.yield"({{.*}}) : (vector<256x128xf32>, vector<256x128xf32>, vector<256x128xf32>) -> ()
+// LAGGED-NEXT: }, {
+// LAGGED-NEXT: "scf.yield"(%[[M2]], %[[L2]], %[[ACC2]])
+// LAGGED: "tpu.vector_store"(%[[STEP]]#1,
+// LAGGED-NEXT: "tpu.vector_store"(%[[STEP]]#2,
+// LAGGED-NEXT: "tpu.vector_store"(%[[STEP]]#0,
+// The kernel compiles for every target and matches the reference on the PJRT CPU plugin.
+// RUN: flywheel-opt %t.lagged.mlir --flywheel-lower-to-mosaic -o %t.lagged.lowered.mlir
+// RUN: flywheel compile --target v5e %t.lagged.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %t.lagged.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target tpu7x %t.lagged.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-lower-to-stablehlo -o %t.lagged.reference.mlir
+// RUN: flywheel check %t.lagged.reference.mlir %t.lagged.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// A causal kernel has a masked and an unmasked step body: both are lagged.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{lagged-max=true lagged-max-limit=32 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=LAGGED-CAUSAL
+// LAGGED-CAUSAL: remark: @flywheel_kernel_0: {{.*}}; 2 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 32
+// Near miss: a running minimum is no online softmax; nothing is lagged.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile | sed 's/"arith.maximumf"/"arith.minimumf"/' | flywheel-opt --flywheel-exp-softmax='lagged-max=true remarks=true' 2>&1 | FileCheck %s --check-prefix=LAGGED-MISS
+// LAGGED-MISS: remark: @flywheel_kernel_0: {{.*}}; max not lagged: no online-softmax update
+// LAGGED-MISS-NOT: "scf.if"({{.*}}) : (i1) -> (vector
+// With conditional-rescale the rescales are in branches, not added to: left alone.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{conditional-rescale=true lagged-max=true remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-RESCALE
+// LAGGED-RESCALE: remark: @flywheel_kernel_0: {{.*}}; max not lagged: a rescale of the running sum or output is not added to
+// LAGGED-RESCALE-NOT: predicate = 5 : i64
+
 // bf16-exp: where P is rounded to bf16 for the PV matmul, the difference s - m is rounded
 // instead and exponentiated in bf16. With the row sum on the VPU its f32 sum reads P
 // widened; with the row sum on the MXU nothing else reads P. The correction factor

@@ -23,21 +23,28 @@
 //!   half as many vregs; the row sum still accumulates in f32 (widened P on the VPU, or
 //!   the MXU's f32 accumulator). The subtraction stays f32: rounding s and m before it
 //!   would cost absolute accuracy on large logits.
+//! - `lagged-max` (off by default): each key step exponentiates its scores by the running
+//!   max it starts with, so exp follows the QKᵀ matmul without waiting for the step's own
+//!   max (which otherwise makes the score tile wait in VMEM); the sum and output are
+//!   rescaled once after the step. Exact while no row's max rises by more than
+//!   `lagged-max-limit` in the step (P stays below 2^limit); a step where one does, and
+//!   every first step (its max starts at -inf), is redone as before in an `scf.if`.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{after_definition, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
+    tile_ir::{after_definition, block_ops, defined_by, defining_op, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
     ir::{
         attribute::IntegerAttribute,
         operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef},
-        Block, BlockLike, Region, RegionLike, Type, Value, ValueLike,
+        Block, BlockLike, BlockRef, Region, RegionLike, Type, Value, ValueLike,
     },
     pass::Pass,
 };
+use std::collections::{HashMap, HashSet};
 
 static PASS_ID: PassId = PassId;
 
@@ -46,6 +53,8 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); always (Q times the scale rounded to bf16); or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
+    OptionSpec { name: "lagged-max", kind: OptionKind::Bool, default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly" },
+    OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
 ];
@@ -65,6 +74,8 @@ pub struct Rewrites {
     pub reciprocal: bool,
     pub conditional_rescale: bool,
     pub bf16_exp: bool,
+    /// `lagged-max`'s limit, if on.
+    pub lagged_max: Option<f64>,
 }
 
 /// When to fold the score scale into Q.
@@ -83,7 +94,7 @@ fn create(options: &PassOptions) -> Pass {
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
-    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp") };
+    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp"), lagged_max: options.bool("lagged-max").then(|| options.float("lagged-max-limit")) };
     let remarks = options.bool("remarks");
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| exp_softmax(op, rewrites, remarks))
 }
@@ -116,6 +127,12 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
         if rewrites.bf16_exp {
             let count = bf16_exponentials(kernel);
             notes.push(format!("{count} exponential(s) of P in bf16"));
+        }
+        if let Some(limit) = rewrites.lagged_max {
+            notes.push(match lagged_maxima(kernel, limit) {
+                Ok(count) => format!("{count} step(s) exponentiated by their incoming max, redone when a row's max rises by more than {limit}"),
+                Err(reason) => format!("max not lagged: {reason}"),
+            });
         }
         if remarks {
             let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
@@ -356,17 +373,7 @@ fn conditional_rescales(kernel: OperationRef) -> usize {
             continue;
         }
         let alpha: Value = exp.result(0).expect("one result").into();
-        let widened = users(alpha).into_iter().filter_map(|(user, _)| {
-            let name = user.name().as_string_ref().as_str().unwrap_or("").to_owned();
-            let widens = matches!(name.as_str(), "vector.broadcast" | "tpu.concatenate") && user.operands().all(|operand| operand == alpha);
-            widens.then(|| user.result(0).ok()).flatten().map(Value::from)
-        });
-        let rescales: Vec<_> = std::iter::once(alpha)
-            .chain(widened)
-            .flat_map(users)
-            .filter(|(user, position)| *position == 0 && user.name().as_string_ref().as_str() == Ok("arith.mulf"))
-            .map(|(user, _)| user)
-            .collect();
+        let Some(rescales) = rescales_by(alpha) else { continue };
         if rescales.is_empty() {
             continue;
         }
@@ -414,6 +421,273 @@ fn if_else<'c, 'a>(op: OperationRef<'c, 'a>, condition: Value<'c, 'a>, otherwise
         .expect("scf.if builds");
     let choice = op.block().expect("in a block").insert_operation_before(op, choice);
     choice.result(0).expect("one result").into()
+}
+
+/// One online-softmax update of a step body: `m_out = maximumf(m_in, row max of S)`, P's
+/// shift `S - widen(m_out)`, `alpha = exp(m_in - m_out)` and the multiplies that rescale
+/// the running sum and output by it (alpha, or alpha widened, times x).
+struct Update<'c, 'a> {
+    m_in: Value<'c, 'a>,
+    m_out: Value<'c, 'a>,
+    shift: OperationRef<'c, 'a>,
+    drop: OperationRef<'c, 'a>,
+    alpha: OperationRef<'c, 'a>,
+    rescales: Vec<OperationRef<'c, 'a>>,
+}
+
+fn op_name(op: OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("").to_owned()
+}
+
+/// What `value` reshapes or broadcasts (through `vector.shape_cast` and
+/// `vector.broadcast`), or `value` itself.
+fn unwidened<'c: 'a, 'a>(value: Value<'c, 'a>) -> Value<'c, 'a> {
+    match defining_op(value).filter(|op| matches!(op_name(*op).as_str(), "vector.shape_cast" | "vector.broadcast")) {
+        Some(op) => unwidened(op.operand(0).expect("one operand")),
+        None => value,
+    }
+}
+
+/// The update whose new running max `max` is, if `max` is `arith.maximumf(m_in, row max)`.
+fn update_of<'c, 'a>(max: OperationRef<'c, 'a>) -> Option<Update<'c, 'a>> {
+    let (m_in, row_max) = (max.operand(0).ok()?, max.operand(1).ok()?);
+    let reduction = defined_by(unwidened(row_max), "vector.multi_reduction")?;
+    reduction.attribute("kind").ok()?.to_string().contains("maximumf").then_some(())?;
+    let scores = reduction.operand(0).ok()?;
+    let m_out: Value = max.result(0).ok()?.into();
+    let shift = users(scores).into_iter().find(|(user, position)| *position == 0 && op_name(*user) == "arith.subf")?.0;
+    let drop = users(m_out).into_iter().find(|(user, position)| *position == 1 && op_name(*user) == "arith.subf" && user.operand(0).ok() == Some(m_in))?.0;
+    let alpha = users(drop.result(0).ok()?.into()).into_iter().find(|(user, _)| op_name(*user).starts_with("math.exp"))?.0;
+    let rescales = rescales_by(alpha.result(0).ok()?.into())?;
+    Some(Update { m_in, m_out, shift, drop, alpha, rescales })
+}
+
+/// Each step body's updates in order (each update's m_in is the previous one's m_out).
+fn update_chains<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Vec<Update<'c, 'a>>> {
+    let mut updates: Vec<Update> = ops_named(kernel, "arith.maximumf").into_iter().filter_map(update_of).collect();
+    let mut chains = Vec::new();
+    while let Some(first) = updates.iter().position(|update| !updates.iter().any(|earlier| earlier.m_out == update.m_in)) {
+        let mut chain = vec![updates.remove(first)];
+        while let Some(next) = updates.iter().position(|update| update.m_in == chain.last().expect("not empty").m_out) {
+            chain.push(updates.remove(next));
+        }
+        chains.push(chain);
+    }
+    chains
+}
+
+/// `lagged-max`: each step body exponentiates its scores by the running max it starts
+/// with, m₀, instead of the max after each sub-block, so exp no longer waits for a whole
+/// score tile's max (the tile need not be stored between its max and its exp); the sum
+/// and output are then rescaled once, by exp(m₀ - m), after the step. Exact while no
+/// row's max rises by more than `limit` in the step (P ≤ 2^limit in base 2): a row whose
+/// max rose more, or a first step (m₀ = -inf), redoes the step as before in an
+/// `scf.if`. Returns how many step bodies, or why none.
+fn lagged_maxima(kernel: OperationRef, limit: f64) -> Result<usize, String> {
+    let chains = update_chains(kernel);
+    if chains.is_empty() {
+        return Err("no online-softmax update".into());
+    }
+    let mut count = 0;
+    for chain in chains {
+        let sums = lag_sums(&chain)?;
+        let last = chain.last().expect("chains are not empty");
+        let body = last.shift.block().ok_or("an update outside a block")?;
+        let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
+        redo_when_risen(body, &outputs, chain[0].m_in, limit)?;
+        lag(&chain, &sums);
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// Checks that `lag` can rewrite `chain`: each shift's max is the update's max or widened
+/// from it, and each rescale of the last update is added to (`alpha * x + y`, which
+/// becomes `alpha * (x + y)`). Returns those additions, the step's sum and output.
+fn lag_sums<'c, 'a>(chain: &[Update<'c, 'a>]) -> Result<Vec<OperationRef<'c, 'a>>, String> {
+    for update in chain {
+        let widened_max = update.shift.operand(1).map_err(|e| e.to_string())?;
+        if widened_max != update.m_out && defining_op(widened_max).is_none_or(|widen| widen.region_count() > 0) {
+            return Err("a shift by something other than the running max".into());
+        }
+    }
+    let last = chain.last().expect("chains are not empty");
+    let mut sums = Vec::new();
+    for rescale in &last.rescales {
+        let rescaled: Value = rescale.result(0).map_err(|e| e.to_string())?.into();
+        match users(rescaled).as_slice() {
+            [(add, _)] if op_name(*add) == "arith.addf" && add.operands().any(|operand| operand != rescaled) => sums.push(*add),
+            _ => return Err("a rescale of the running sum or output is not added to".into()),
+        }
+    }
+    if sums.is_empty() {
+        return Err("no rescale of the running sum or output".into());
+    }
+    Ok(sums)
+}
+
+/// Rewrites a chain of updates (checked by `lag_sums`, whose additions `sums` are) to
+/// shift every P by the first m_in and rescale once, after the last update.
+fn lag(chain: &[Update], sums: &[OperationRef]) {
+    let m0 = chain[0].m_in;
+    for (index, update) in chain.iter().enumerate() {
+        let widened_max = update.shift.operand(1).expect("a subtraction");
+        let widened_m0 = match defining_op(widened_max).filter(|_| widened_max != update.m_out) {
+            Some(widen) => clone_before(widen, update.shift, &HashMap::from([(update.m_out.to_raw().ptr, m0)])).result(0).expect("one result").into(),
+            None => m0,
+        };
+        mutable(update.shift).set_operand(1, widened_m0);
+        erase_if_unused(widened_max);
+        if index + 1 < chain.len() {
+            for rescale in &update.rescales {
+                replace_op(*rescale, rescale.operand(1).expect("a multiply"));
+            }
+            let alpha: Value = update.alpha.result(0).expect("one result").into();
+            let mut widenings: Vec<OperationRef> = users(alpha).into_iter().map(|(widen, _)| widen).collect();
+            // Copies side by side use alpha once per copy.
+            widenings.dedup();
+            for widen in widenings {
+                erase_if_unused(widen.result(0).expect("one result").into());
+            }
+            erase_if_unused(alpha);
+            erase_if_unused(update.drop.result(0).expect("one result").into());
+        }
+    }
+    let last = chain.last().expect("chains are not empty");
+    mutable(last.drop).set_operand(0, m0);
+    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    for (rescale, add) in last.rescales.iter().zip(sums) {
+        let rescaled: Value = rescale.result(0).expect("one result").into();
+        let part = add.operands().find(|operand| *operand != rescaled).expect("checked by lag_sums");
+        let (alpha, x) = (rescale.operand(0).expect("a multiply"), rescale.operand(1).expect("a multiply"));
+        let total = insert_before(*add, "arith.addf", &[x, part], x.r#type(), &fastmath);
+        let product = insert_before(*add, "arith.mulf", &[alpha, total], x.r#type(), &fastmath);
+        replace_op(*add, product);
+        erase_if_unused(rescaled);
+    }
+}
+
+/// Wraps `outputs` of `body` in `scf.if (some row of max - m0 > limit, or NaN) { the ops
+/// computing them, cloned } else { outputs }`, placed after the last of those ops; their
+/// later users take the choice.
+fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, limit: f64) -> Result<(), String> {
+    let ops = block_ops(body);
+    let mut slice: HashSet<*mut std::ffi::c_void> = HashSet::new();
+    let mut stack: Vec<OperationRef> = outputs.iter().filter_map(|value| defining_op(*value)).collect();
+    while let Some(op) = stack.pop() {
+        if op.block() != Some(body) || !slice.insert(op.to_raw().ptr) {
+            continue;
+        }
+        if op.region_count() > 0 {
+            return Err(format!("the step computes its softmax through '{}', an op with regions", op_name(op)));
+        }
+        stack.extend(op.operands().filter_map(defining_op));
+    }
+    let in_slice = |op: &OperationRef| slice.contains(&op.to_raw().ptr);
+    let later_users: Vec<(OperationRef, usize, usize)> = outputs
+        .iter()
+        .enumerate()
+        .flat_map(|(index, value)| users(*value).into_iter().filter(|(user, _)| !in_slice(user)).map(move |(user, position)| (user, position, index)))
+        .collect();
+    let anchor = ops.iter().rev().find(|op| in_slice(op)).and_then(|op| op.next_in_block()).ok_or("the step's softmax ends its block")?;
+    let redo = risen(anchor, outputs[0], m0, limit)?;
+
+    let location = anchor.location();
+    let exact = Block::new(&[]);
+    let mut renamed = HashMap::new();
+    for op in ops.iter().filter(|op| in_slice(op)) {
+        // SAFETY: a fresh clone of a live op, owned by the block it is appended to.
+        let copy = exact.append_operation(unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) });
+        rename_operands(copy, &renamed);
+        for index in 0..op.result_count() {
+            renamed.insert(op.result(index).map_err(|e| e.to_string())?.to_raw().ptr, copy.result(index).map_err(|e| e.to_string())?.into());
+        }
+    }
+    let exact_outputs: Vec<Value> = outputs.iter().map(|value| renamed[&value.to_raw().ptr]).collect();
+    exact.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&exact_outputs).build().expect("scf.yield builds"));
+    let lagged = Block::new(&[]);
+    lagged.append_operation(OperationBuilder::new("scf.yield", location).add_operands(outputs).build().expect("scf.yield builds"));
+    let regions = [exact, lagged].map(|block| {
+        let region = Region::new();
+        region.append_block(block);
+        region
+    });
+    let types: Vec<Type> = outputs.iter().map(|value| value.r#type()).collect();
+    let choice = OperationBuilder::new("scf.if", location).add_operands(&[redo]).add_results(&types).add_regions(regions).build().map_err(|e| e.to_string())?;
+    let choice = body.insert_operation_before(anchor, choice);
+    for (user, position, index) in later_users {
+        mutable(user).set_operand(position, choice.result(index).map_err(|e| e.to_string())?.into());
+    }
+    Ok(())
+}
+
+/// Before `anchor`: whether some row's max `m` exceeds `m0` by more than `limit`, or the
+/// difference is NaN (a first step's m0 = -inf gives +inf): an i1.
+fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, 'a>, limit: f64) -> Result<Value<'c, 'a>, String> {
+    let context_ref = anchor.context();
+    let context = unsafe { context_ref.to_ref() };
+    let rows = m.r#type();
+    let flags = Type::parse(context, &rows.to_string().replace("xf32>", "xi1>")).ok_or("the max's type")?;
+    let (f32_type, i1) = (Type::float32(context), Type::parse(context, "i1").expect("i1"));
+    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    let rise = insert_before(anchor, "arith.subf", &[m, m0], rows, &fastmath);
+    let bound = splat_before(anchor, limit, rows);
+    // Ordered less-or-equal (Mosaic lowers no unordered comparison): false for NaN, so
+    // a NaN rise is marked.
+    let within = insert_before(anchor, "arith.cmpf", &[rise, bound], flags, &[("predicate", "5 : i64".into())]);
+    let (one, zero) = (splat_before(anchor, 1.0, rows), splat_before(anchor, 0.0, rows));
+    let marks = insert_before(anchor, "arith.select", &[within, zero, one], rows, &[]);
+    let start = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.0 : f32".into())]);
+    let rank = rows.to_string().matches('x').count();
+    let dims = (0..rank).map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+    let any = insert_before(anchor, "vector.multi_reduction", &[marks, start], f32_type, &[("kind", "#vector.kind<maximumf>".into()), ("reduction_dims", format!("array<i64: {dims}>"))]);
+    let half = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.5 : f32".into())]);
+    Ok(insert_before(anchor, "arith.cmpf", &[any, half], i1, &[("predicate", "2 : i64".into())]))
+}
+
+/// A clone of `op` inserted before `anchor`, its operands renamed through `renamed`.
+fn clone_before<'c, 'a>(op: OperationRef<'c, 'a>, anchor: OperationRef<'c, 'a>, renamed: &HashMap<*const std::ffi::c_void, Value<'c, 'a>>) -> OperationRef<'c, 'a> {
+    let block = anchor.block().expect("the anchor is in a block");
+    // SAFETY: a fresh clone of a live op, owned by the block it is inserted into.
+    let copy = block.insert_operation_before(anchor, unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) });
+    rename_operands(copy, renamed);
+    copy
+}
+
+fn rename_operands<'c, 'a>(op: OperationRef<'c, 'a>, renamed: &HashMap<*const std::ffi::c_void, Value<'c, 'a>>) {
+    let operands: Vec<Value> = op.operands().collect();
+    for (position, operand) in operands.into_iter().enumerate() {
+        if let Some(new) = renamed.get(&operand.to_raw().ptr) {
+            mutable(op).set_operand(position, *new);
+        }
+    }
+}
+
+/// The multiplies `alpha * x` and `widen(alpha) * x` that are every use of `alpha` (a
+/// rescale factor) and of its widenings (a lane or sublane broadcast, copies side by
+/// side, or its first columns); None if something else uses them.
+fn rescales_by<'c: 'a, 'a>(alpha: Value<'c, 'a>) -> Option<Vec<OperationRef<'c, 'a>>> {
+    let mut rescales = Vec::new();
+    let mut widenings = Vec::new();
+    for (user, position) in users(alpha) {
+        let name = op_name(user);
+        // Copies side by side use alpha once per copy.
+        if widenings.contains(&user) {
+            continue;
+        }
+        if name == "arith.mulf" && position == 0 {
+            rescales.push(user);
+        } else if matches!(name.as_str(), "vector.broadcast" | "tpu.concatenate" | "vector.extract_strided_slice") && user.operands().all(|operand| operand == alpha) {
+            widenings.push(user);
+            for (rescale, position) in users(user.result(0).ok()?.into()) {
+                (op_name(rescale) == "arith.mulf" && position == 0).then_some(())?;
+                rescales.push(rescale);
+            }
+        } else {
+            return None;
+        }
+    }
+    Some(rescales)
 }
 
 /// The kernel's `math.exp2` and `math.exp` ops.

@@ -69,12 +69,17 @@ const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
     ("exp_softmax_fold_split", "", 1, "flywheel-exp-softmax{fold-scale=split},"),
     ("exp_softmax_bf16_exp", "", 1, "flywheel-exp-softmax{bf16-exp=true},"),
     ("exp_softmax_conditional_rescale", "", 1, "flywheel-exp-softmax{conditional-rescale=true},"),
+    ("exp_softmax_lagged_max", "", 2, "flywheel-exp-softmax{lagged-max=true},"),
+    // Every step whose max rises at all is redone: the exact branch.
+    ("exp_softmax_lagged_max_redone", "", 2, "flywheel-exp-softmax{lagged-max=true lagged-max-limit=0},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", 1, ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", 1, ""),
     ("pipeline", "", 2, "flywheel-pipeline,"),
     ("all", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
     ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split bf16-exp=true},flywheel-pipeline,"),
     ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
+    ("all_lagged_max", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
+    ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
