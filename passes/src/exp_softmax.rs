@@ -33,13 +33,13 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{after_definition, block_ops, defined_by, defining_op, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, ops_named, replace_op, splat_before, users},
+    tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
     ir::{
         attribute::IntegerAttribute,
-        operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef},
+        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         Block, BlockLike, BlockRef, Region, RegionLike, Type, Value, ValueLike,
     },
     pass::Pass,
@@ -404,8 +404,7 @@ fn if_else<'c, 'a>(op: OperationRef<'c, 'a>, condition: Value<'c, 'a>, otherwise
     let branch = |value: Option<Value<'c, 'a>>| {
         let block = Block::new(&[]);
         let yielded = match value {
-            // SAFETY: a fresh clone of a live op, owned by the block it is appended to.
-            None => block.append_operation(unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }).result(0).expect("one result").into(),
+            None => block.append_operation(cloned(op)).result(0).expect("one result").into(),
             Some(value) => value,
         };
         block.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&[yielded]).build().expect("scf.yield builds"));
@@ -433,10 +432,6 @@ struct Update<'c, 'a> {
     drop: OperationRef<'c, 'a>,
     alpha: OperationRef<'c, 'a>,
     rescales: Vec<OperationRef<'c, 'a>>,
-}
-
-fn op_name(op: OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or("").to_owned()
 }
 
 /// What `value` reshapes or broadcasts (through `vector.shape_cast` and
@@ -488,17 +483,16 @@ fn lagged_maxima(kernel: OperationRef, limit: f64) -> Result<usize, String> {
     if chains.is_empty() {
         return Err("no online-softmax update".into());
     }
-    let mut count = 0;
-    for chain in chains {
-        let sums = lag_sums(&chain)?;
+    // Every chain is checked before any is rewritten, so a kernel is lagged whole or not.
+    let sums = chains.iter().map(|chain| lag_sums(chain)).collect::<Result<Vec<_>, _>>()?;
+    for (chain, sums) in chains.iter().zip(&sums) {
         let last = chain.last().expect("chains are not empty");
         let body = last.shift.block().ok_or("an update outside a block")?;
         let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
         redo_when_risen(body, &outputs, chain[0].m_in, limit)?;
-        lag(&chain, &sums);
-        count += 1;
+        lag(chain, sums);
     }
-    Ok(count)
+    Ok(chains.len())
 }
 
 /// Checks that `lag` can rewrite `chain`: each shift's max is the update's max or widened
@@ -543,10 +537,8 @@ fn lag(chain: &[Update], sums: &[OperationRef]) {
                 replace_op(*rescale, rescale.operand(1).expect("a multiply"));
             }
             let alpha: Value = update.alpha.result(0).expect("one result").into();
-            let mut widenings: Vec<OperationRef> = users(alpha).into_iter().map(|(widen, _)| widen).collect();
-            // Copies side by side use alpha once per copy.
-            widenings.dedup();
-            for widen in widenings {
+            // Copies side by side use alpha once per copy: each erased once.
+            for widen in distinct_users(alpha) {
                 erase_if_unused(widen.result(0).expect("one result").into());
             }
             erase_if_unused(alpha);
@@ -596,8 +588,7 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
     let exact = Block::new(&[]);
     let mut renamed = HashMap::new();
     for op in ops.iter().filter(|op| in_slice(op)) {
-        // SAFETY: a fresh clone of a live op, owned by the block it is appended to.
-        let copy = exact.append_operation(unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) });
+        let copy = exact.append_operation(cloned(*op));
         rename_operands(copy, &renamed);
         for index in 0..op.result_count() {
             renamed.insert(op.result(index).map_err(|e| e.to_string())?.to_raw().ptr, copy.result(index).map_err(|e| e.to_string())?.into());
@@ -648,8 +639,7 @@ fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, '
 /// A clone of `op` inserted before `anchor`, its operands renamed through `renamed`.
 fn clone_before<'c, 'a>(op: OperationRef<'c, 'a>, anchor: OperationRef<'c, 'a>, renamed: &HashMap<*const std::ffi::c_void, Value<'c, 'a>>) -> OperationRef<'c, 'a> {
     let block = anchor.block().expect("the anchor is in a block");
-    // SAFETY: a fresh clone of a live op, owned by the block it is inserted into.
-    let copy = block.insert_operation_before(anchor, unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) });
+    let copy = block.insert_operation_before(anchor, cloned(op));
     rename_operands(copy, renamed);
     copy
 }
@@ -668,17 +658,13 @@ fn rename_operands<'c, 'a>(op: OperationRef<'c, 'a>, renamed: &HashMap<*const st
 /// side, or its first columns); None if something else uses them.
 fn rescales_by<'c: 'a, 'a>(alpha: Value<'c, 'a>) -> Option<Vec<OperationRef<'c, 'a>>> {
     let mut rescales = Vec::new();
-    let mut widenings = Vec::new();
-    for (user, position) in users(alpha) {
+    // Copies side by side use alpha once per copy.
+    for user in distinct_users(alpha) {
         let name = op_name(user);
-        // Copies side by side use alpha once per copy.
-        if widenings.contains(&user) {
-            continue;
-        }
-        if name == "arith.mulf" && position == 0 {
+        // alpha as the multiply's first operand only (alpha * alpha is no rescale).
+        if name == "arith.mulf" && user.operand(0).ok() == Some(alpha) && user.operand(1).ok() != Some(alpha) {
             rescales.push(user);
         } else if matches!(name.as_str(), "vector.broadcast" | "tpu.concatenate" | "vector.extract_strided_slice") && user.operands().all(|operand| operand == alpha) {
-            widenings.push(user);
             for (rescale, position) in users(user.result(0).ok()?.into()) {
                 (op_name(rescale) == "arith.mulf" && position == 0).then_some(())?;
                 rescales.push(rescale);

@@ -40,7 +40,7 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, ops_named, set_attribute, users as value_users},
+    tile_ir::{block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, op_name, ops_named, set_attribute, users as value_users},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::{
@@ -147,12 +147,12 @@ fn pipeline_chunks(root: OperationRef, last: Step, lookahead: usize, remarks: bo
 }
 
 fn is_store(op: OperationRef) -> bool {
-    matches!(name(op).as_str(), "tpu.vector_store" | "vector.store")
+    matches!(op_name(op).as_str(), "tpu.vector_store" | "vector.store")
 }
 
 /// The memref a load (operand 0) or store (operand 1) addresses.
 fn addressed(op: OperationRef) -> Option<mlir_sys::MlirValue> {
-    match name(op).as_str() {
+    match op_name(op).as_str() {
         "vector.load" => op.operand(0).ok().map(|v| v.to_raw()),
         "tpu.vector_store" | "vector.store" => op.operand(1).ok().map(|v| v.to_raw()),
         _ => None,
@@ -293,12 +293,8 @@ fn key_block_bodies<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<BlockRef<'c, 'a
     bodies
 }
 
-fn name(op: OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or("").to_owned()
-}
-
 fn is_score_matmul(op: OperationRef) -> bool {
-    name(op) == "flywheel.matmul" && op.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_some_and(|flag| flag.value() != 0)
+    op_name(op) == "flywheel.matmul" && op.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_some_and(|flag| flag.value() != 0)
 }
 
 /// The dimensions of a vector type written `vector<AxBxT>` (empty for other types).
@@ -325,7 +321,7 @@ fn ceil_div(a: i64, b: i64) -> i64 {
 fn cost(op: OperationRef) -> (&'static str, i64) {
     let result = op.result(0).ok().and_then(|r| vregs(&r.r#type().to_string()));
     let widest = op.operands().chain(op.results().map(Value::from)).filter_map(|v| vregs(&v.r#type().to_string())).max();
-    match name(op).as_str() {
+    match op_name(op).as_str() {
         "flywheel.matmul" => {
             // [M, K] x [K, N] (or [N, K] transposed): M x N x K multiply-adds, 2 x 16 x 256 x 256
             // per 8 cycles.
@@ -393,7 +389,7 @@ fn schedule(body: BlockRef) -> String {
             if !forward.contains(&index) {
                 continue;
             }
-            if name(*later) == "vector.multi_reduction" {
+            if op_name(*later) == "vector.multi_reduction" {
                 reduction = Some(index);
                 break;
             }
@@ -404,7 +400,7 @@ fn schedule(body: BlockRef) -> String {
         // The update starts with the constants written just before its row max (its
         // initial value).
         let mut update_start = reduction;
-        while update_start > 0 && name(ops[update_start - 1]) == "arith.constant" && !scores.contains(&(update_start - 1)) {
+        while update_start > 0 && op_name(ops[update_start - 1]) == "arith.constant" && !scores.contains(&(update_start - 1)) {
             update_start -= 1;
         }
         sub_blocks.push(SubBlock { matmul_latency: integer(*op, LATENCY), scores, update_start });

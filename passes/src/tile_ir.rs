@@ -4,7 +4,7 @@
 use flywheel_dialect::{ops::{AttentionOp, GatedDeltaOp}, stablehlo::splat_value};
 use melior::ir::{
     attribute::{FlatSymbolRefAttribute, StringAttribute},
-    operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
+    operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
     Attribute, BlockLike, BlockRef, Location, RegionLike, Type, TypeLike, Value, ValueLike,
 };
 use std::collections::HashMap;
@@ -116,6 +116,28 @@ pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)>
         }
     }
     uses
+}
+
+/// The ops using `value`, each once (an op using it at several operands is listed once).
+pub fn distinct_users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut distinct: Vec<OperationRef> = Vec::new();
+    for (user, _) in users(value) {
+        if !distinct.contains(&user) {
+            distinct.push(user);
+        }
+    }
+    distinct
+}
+
+/// The name of `op`, e.g. `arith.mulf`.
+pub fn op_name(op: OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("").to_owned()
+}
+
+/// A detached copy of `op` (regions included), for the caller to insert.
+pub fn cloned<'c>(op: OperationRef<'c, '_>) -> Operation<'c> {
+    // SAFETY: a fresh clone of a live op, owned by the returned Operation until inserted.
+    unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
 }
 
 /// The defining op of `value` if it is named `name`.
