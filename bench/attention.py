@@ -415,6 +415,8 @@ def main():
     parser.add_argument("--flywheel-only", action="store_true",
                         help="Compile only FlyWheel's programs; the anchors' rows come from bench/results.json "
                         "(valid while libtpu and the anchors are unchanged)")
+    parser.add_argument("--variants", help="Comma-separated names of the ablation's transforms to compile; "
+                        "bench/ablation.json keeps its rows of the others (valid while their programs are unchanged)")
     parser.add_argument("--markdown", action="store_true",
                         help="Print the README's tables from bench/results.json and bench/ablation.json; compile nothing")
     arguments = parser.parse_args()
@@ -515,7 +517,11 @@ def main():
     rows = table
     report(rows)
     if arguments.ablation:
-        ablation(SHAPES[arguments.ablation], targets, rows)
+        variants = arguments.variants.split(",") if arguments.variants else [variant for variant, _ in ABLATION]
+        unknown = sorted(set(variants) - {variant for variant, _ in ABLATION})
+        if unknown:
+            parser.error(f"--variants: {', '.join(unknown)} not in the ablation")
+        ablation(SHAPES[arguments.ablation], targets, rows, variants)
     chart(rows, ROOT / "bench" / "attention.png")
 
 
@@ -543,9 +549,13 @@ def report(rows):
     print("efficiency = flops / (static cycles x MXU peak flop/cycle, 524,288 on v6e and tpu7x)")
 
 
-def ablation(shapes, targets, rows):
+def ablation(shapes, targets, rows, variants):
     """Each FlyWheel transform alone and together at `shapes`: static cycles, efficiency,
-    and speed-up over the baseline kernel and over the best anchor in `rows`."""
+    and speed-up over the baseline kernel and over the best anchor in `rows`. Transforms
+    not in `variants` keep their cycles from bench/ablation.json."""
+    path = ROOT / "bench" / "ablation.json"
+    previous = {(row["variant"], row["shape"], row["target"]): row["cycles"]
+                for row in (json.loads(path.read_text()) if path.exists() else [])}
     table = []
     for shape in shapes:
         for target in targets:
@@ -554,10 +564,13 @@ def ablation(shapes, targets, rows):
             best = min(anchors, key=lambda r: r["cycles"], default=None)
             baseline = None
             for variant, pipeline in ABLATION:
-                try:
-                    total = cycles(flywheel_program(shape, target, pipeline), target, f"flywheel {variant} {shape[0]}")
-                except subprocess.CalledProcessError:
-                    total = None  # the block search profiled no candidate
+                if variant not in variants:
+                    total = previous.get((variant, shape[0], target))
+                else:
+                    try:
+                        total = cycles(flywheel_program(shape, target, pipeline), target, f"flywheel {variant} {shape[0]}")
+                    except subprocess.CalledProcessError:
+                        total = None  # the block search profiled no candidate
                 baseline = baseline or total
                 peak = PEAK.get(target)
                 table.append({"variant": variant, "shape": shape[0], "target": target, "cycles": total,
@@ -571,7 +584,7 @@ def ablation(shapes, targets, rows):
         ratio = lambda value: f"{value:.2f}x" if value else ""
         print(f"{row['variant']:<26} {row['shape']:<26} {row['target']:<6} {row['cycles'] or 'failed':>14} {efficiency:>10} "
               f"{ratio(row['vs_baseline']):>12} {ratio(row['vs_best_anchor']):>15}  {row['best_anchor'] or ''}")
-    (ROOT / "bench" / "ablation.json").write_text(json.dumps(table, indent=1) + "\n")
+    path.write_text(json.dumps(table, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -176,6 +176,29 @@
 // LAGGED-RESCALE: remark: @flywheel_kernel_0: {{.*}}; max not lagged: a rescale of the running sum or output is not added to
 // LAGGED-RESCALE-NOT: predicate = 5 : i64
 
+// lagged-max=transposed lags only kernels whose max reduces the score tile across
+// sublanes (the transposed orientation), as flywheel-tpu asks: a transposed kernel is
+// lagged, its statistics [1, rows] rows and its rise tested per query column ...
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed remarks=true})' -o %t.lagged-transposed.mlir 2>&1 | FileCheck %s --check-prefix=LAGGED-REMARK
+// RUN: FileCheck %s --check-prefix=LAGGED-TRANSPOSED < %t.lagged-transposed.mlir
+// LAGGED-TRANSPOSED: %[[M0:.*]] = "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x256xf32>, index, index) -> vector<1x256xf32>
+// LAGGED-TRANSPOSED: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 0>}>
+// LAGGED-TRANSPOSED: %[[WIDE_M0:.*]] = "vector.broadcast"(%[[M0]]) : (vector<1x256xf32>) -> vector<128x256xf32>
+// LAGGED-TRANSPOSED-NEXT: %[[D1:.*]] = "arith.subf"(%{{.*}}, %[[WIDE_M0]])
+// LAGGED-TRANSPOSED-NEXT: "math.exp2"(%[[D1]])
+// LAGGED-TRANSPOSED: "arith.cmpf"({{.*}}) <{{.*}}predicate = 5 : i64}> : (vector<1x256xf32>, vector<1x256xf32>) -> vector<1x256xi1>
+// LAGGED-TRANSPOSED: "scf.if"
+// RUN: flywheel-opt %t.lagged-transposed.mlir --flywheel-lower-to-mosaic -o %t.lagged-transposed.lowered.mlir
+// RUN: flywheel compile --target v6e %t.lagged-transposed.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel check %t.lagged.reference.mlir %t.lagged-transposed.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// ... and near miss: a standard kernel is left as it is, with a remark.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-STANDARD
+// LAGGED-STANDARD: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed (lagged-max=transposed)
+// LAGGED-STANDARD-NOT: predicate = 5 : i64
+// Diagnostics: a value the option does not know.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=lagged-max=standard 2>&1 | FileCheck %s --check-prefix=LAGGED-BAD
+// LAGGED-BAD: invalid value 'standard' for option 'lagged-max' (false|true|transposed)
+
 // bf16-exp: where P is rounded to bf16 for the PV matmul, the difference s - m is rounded
 // instead and exponentiated in bf16. With the row sum on the VPU its f32 sum reads P
 // widened; with the row sum on the MXU nothing else reads P. The correction factor

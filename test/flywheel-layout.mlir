@@ -74,6 +74,24 @@
 // RUN: flywheel-opt %t.default.mlir --flywheel-tile='causal-block-kv=64 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NARROW
 // NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x4, query group 1, blocks 256x64, standard orientation, row sum on the VPU, 1 key sub-block(s))
 
+// orientation=auto (flywheel-tpu's): transposed where, with the lagged max, libtpu's
+// cycles favour it — v6e and tpu7x, no band, head dim 128 ...
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-layout='orientation=auto remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-layout='orientation=auto target=tpu7x remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
+// AUTO: remark: layouts: transposed orientation, row sum on the VPU (the transposed kernel sums across sublanes)
+// AUTO: "flywheel.attention"({{.*}}flywheel.orientation = "transposed", flywheel.row_sum = "vpu"
+// ... and near misses, kept standard: causality, head dim 256 or 64, v5e, a mask.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout='orientation=auto remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-CAUSAL
+// AUTO-CAUSAL: remark: layouts: standard orientation, row sum on the MXU (auto orientation: causality or a window keeps the standard orientation)
+// RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --flywheel-layout='orientation=auto remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-D256
+// AUTO-D256: remark: layouts: standard orientation, row sum on the VPU (auto orientation: transposed at head dim 128 only, not 256/256; auto row sum: value head dim 256 fills the 256-wide MXU, ones columns would be an extra pass)
+// RUN: sed 's/x128xbf16/x64xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --flywheel-layout='orientation=auto target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-D64
+// AUTO-D64: remark: layouts: standard orientation, row sum on the VPU (auto orientation: transposed at head dim 128 only, not 64/64; value head dim 64 is not whole lane tiles)
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-layout='orientation=auto target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-V5E
+// AUTO-V5E: remark: layouts: standard orientation, row sum on the VPU (auto orientation: transposed on v6e and tpu7x only; auto row sum: the MXU sum pays off on v6e only)
+// RUN: flywheel-opt %S/fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-layout{orientation=auto remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-MASK
+// AUTO-MASK: remark: layouts: standard orientation, row sum on the VPU (a mask or bias operand keeps the standard orientation; value head dim 64 is not whole lane tiles)
+
 // Diagnostics: a layout attribute flywheel-tile does not understand, or a transposed
 // orientation with a mask, keeps the op for the reference lowering, with a remark.
 // RUN: sed 's/kv_heads = 2}/kv_heads = 2, flywheel.orientation = "diagonal"}/' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=UNKNOWN
@@ -83,7 +101,7 @@
 // TRANSPOSED-MASK: remark: kept for the reference lowering: the transposed orientation takes no mask or bias operand
 // An option value the pass does not know is an error.
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout=orientation=diagonal 2>&1 | FileCheck %s --check-prefix=OPTION
-// OPTION: invalid value 'diagonal' for option 'orientation' (standard|transposed)
+// OPTION: invalid value 'diagonal' for option 'orientation' (standard|transposed|auto)
 
 // Gated DeltaNet: flywheel-layout records whether products that share an operand are
 // one product (by default they are: T [βV | βe^γK] and, per head, [W; e^γ Q] S; the

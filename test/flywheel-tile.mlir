@@ -66,6 +66,18 @@
 // LANES: "flywheel.attention"
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=128 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES-128
 // LANES-128: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 128x128, transposed orientation
+// On tpu7x (half v6e's VMEM) a transposed kernel whose keys take several steps takes
+// 1024 keys per step and twice the queries; a standard kernel, v6e, or keys in one step
+// keep the blocks asked for.
+// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir > %t.4096.mlir
+// RUN: flywheel-opt %t.4096.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-TRANSPOSED
+// TPU7X-TRANSPOSED: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, transposed orientation
+// RUN: flywheel-opt %t.4096.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=v6e remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V6E-TRANSPOSED
+// V6E-TRANSPOSED: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, transposed orientation
+// RUN: flywheel-opt %t.4096.mlir --flywheel-tile='target=tpu7x remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-STANDARD
+// TPU7X-STANDARD: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, standard orientation
+// RUN: sed 's/x256x128xbf16/x2048x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-ONE-STEP
+// TPU7X-ONE-STEP: remark: tiled into a Mosaic kernel (grid 1x2x2x1, query group 1, blocks 1024x2048, transposed orientation
 
 // A band that leaves a query with no key is kept (the kernel does not do uniform rows).
 // RUN: flywheel-opt %s --split-input-file --flywheel-tile=remarks=true --verify-diagnostics

@@ -29,6 +29,9 @@
 //!   rescaled once after the step. Exact while no row's max rises by more than
 //!   `lagged-max-limit` in the step (P stays below 2^limit); a step where one does, and
 //!   every first step (its max starts at -inf), is redone as before in an `scf.if`.
+//!   `lagged-max=transposed` lags only kernels whose max reduces the score tile across
+//!   sublanes (the transposed orientation, Sᵀ = K·Qᵀ): only there did the wait for the
+//!   max store the tile, so only there does the lag pay for its redo branch.
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
@@ -53,7 +56,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); always (Q times the scale rounded to bf16); or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
-    OptionSpec { name: "lagged-max", kind: OptionKind::Bool, default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly" },
+    OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
     OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
@@ -74,8 +77,17 @@ pub struct Rewrites {
     pub reciprocal: bool,
     pub conditional_rescale: bool,
     pub bf16_exp: bool,
-    /// `lagged-max`'s limit, if on.
-    pub lagged_max: Option<f64>,
+    /// `lagged-max`, if on.
+    pub lagged_max: Option<LaggedMax>,
+}
+
+/// Where and how far `lagged-max` lags the running max.
+#[derive(Clone, Copy, Debug)]
+pub struct LaggedMax {
+    /// Only kernels whose max reduces the score tile across sublanes (transposed scores).
+    pub transposed_only: bool,
+    /// The largest rise of a row's max a lagged step keeps.
+    pub limit: f64,
 }
 
 /// When to fold the score scale into Q.
@@ -94,9 +106,18 @@ fn create(options: &PassOptions) -> Pass {
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
-    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp"), lagged_max: options.bool("lagged-max").then(|| options.float("lagged-max-limit")) };
+    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp"), lagged_max: lagged_max(options) };
     let remarks = options.bool("remarks");
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| exp_softmax(op, rewrites, remarks))
+}
+
+fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
+    let limit = options.float("lagged-max-limit");
+    match options.choice("lagged-max") {
+        "true" => Some(LaggedMax { transposed_only: false, limit }),
+        "transposed" => Some(LaggedMax { transposed_only: true, limit }),
+        _ => None,
+    }
 }
 
 /// Rewrites every attention kernel in the kernel modules directly in `root`.
@@ -128,9 +149,9 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
             let count = bf16_exponentials(kernel);
             notes.push(format!("{count} exponential(s) of P in bf16"));
         }
-        if let Some(limit) = rewrites.lagged_max {
-            notes.push(match lagged_maxima(kernel, limit) {
-                Ok(count) => format!("{count} step(s) exponentiated by their incoming max, redone when a row's max rises by more than {limit}"),
+        if let Some(lagged) = rewrites.lagged_max {
+            notes.push(match lagged_maxima(kernel, lagged) {
+                Ok(count) => format!("{count} step(s) exponentiated by their incoming max, redone when a row's max rises by more than {}", lagged.limit),
                 Err(reason) => format!("max not lagged: {reason}"),
             });
         }
@@ -432,6 +453,8 @@ struct Update<'c, 'a> {
     drop: OperationRef<'c, 'a>,
     alpha: OperationRef<'c, 'a>,
     rescales: Vec<OperationRef<'c, 'a>>,
+    /// The row max reduces the score tile across sublanes (its axis 0): transposed scores.
+    across_sublanes: bool,
 }
 
 /// What `value` reshapes or broadcasts (through `vector.shape_cast` and
@@ -448,13 +471,14 @@ fn update_of<'c, 'a>(max: OperationRef<'c, 'a>) -> Option<Update<'c, 'a>> {
     let (m_in, row_max) = (max.operand(0).ok()?, max.operand(1).ok()?);
     let reduction = defined_by(unwidened(row_max), "vector.multi_reduction")?;
     reduction.attribute("kind").ok()?.to_string().contains("maximumf").then_some(())?;
+    let across_sublanes = reduction.attribute("reduction_dims").ok()?.to_string() == "array<i64: 0>";
     let scores = reduction.operand(0).ok()?;
     let m_out: Value = max.result(0).ok()?.into();
     let shift = users(scores).into_iter().find(|(user, position)| *position == 0 && op_name(*user) == "arith.subf")?.0;
     let drop = users(m_out).into_iter().find(|(user, position)| *position == 1 && op_name(*user) == "arith.subf" && user.operand(0).ok() == Some(m_in))?.0;
     let alpha = users(drop.result(0).ok()?.into()).into_iter().find(|(user, _)| op_name(*user).starts_with("math.exp"))?.0;
     let rescales = rescales_by(alpha.result(0).ok()?.into())?;
-    Some(Update { m_in, m_out, shift, drop, alpha, rescales })
+    Some(Update { m_in, m_out, shift, drop, alpha, rescales, across_sublanes })
 }
 
 /// Each step body's updates in order (each update's m_in is the previous one's m_out).
@@ -475,13 +499,17 @@ fn update_chains<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Vec<Update<'c, 'a>
 /// with, m₀, instead of the max after each sub-block, so exp no longer waits for a whole
 /// score tile's max (the tile need not be stored between its max and its exp); the sum
 /// and output are then rescaled once, by exp(m₀ - m), after the step. Exact while no
-/// row's max rises by more than `limit` in the step (P ≤ 2^limit in base 2): a row whose
-/// max rose more, or a first step (m₀ = -inf), redoes the step as before in an
-/// `scf.if`. Returns how many step bodies, or why none.
-fn lagged_maxima(kernel: OperationRef, limit: f64) -> Result<usize, String> {
+/// row's max rises by more than the limit in the step (P ≤ 2^limit in base 2): a row
+/// whose max rose more, or a first step (m₀ = -inf), redoes the step as before in an
+/// `scf.if`. With `transposed_only`, a kernel whose max reduces along lanes is left alone.
+/// Returns how many step bodies, or why none.
+fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<usize, String> {
     let chains = update_chains(kernel);
     if chains.is_empty() {
         return Err("no online-softmax update".into());
+    }
+    if lagged.transposed_only && chains.iter().flatten().any(|update| !update.across_sublanes) {
+        return Err("the scores are not transposed (lagged-max=transposed)".into());
     }
     // Every chain is checked before any is rewritten, so a kernel is lagged whole or not.
     let sums = chains.iter().map(|chain| lag_sums(chain)).collect::<Result<Vec<_>, _>>()?;
@@ -489,7 +517,7 @@ fn lagged_maxima(kernel: OperationRef, limit: f64) -> Result<usize, String> {
         let last = chain.last().expect("chains are not empty");
         let body = last.shift.block().ok_or("an update outside a block")?;
         let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
-        redo_when_risen(body, &outputs, chain[0].m_in, limit)?;
+        redo_when_risen(body, &outputs, chain[0].m_in, lagged.limit)?;
         lag(chain, sums);
     }
     Ok(chains.len())

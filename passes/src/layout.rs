@@ -38,6 +38,7 @@ use melior::{
     ir::{
         attribute::StringAttribute,
         operation::{OperationLike, OperationRef},
+        Value,
     },
     pass::Pass,
 };
@@ -51,9 +52,9 @@ pub const STATE_KEYS: &str = "flywheel.state_keys";
 pub const OPERAND_SHARING: &str = "flywheel.operand_sharing";
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed"]), default: "standard", help: "Scores as Q·Kᵀ (standard) or Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed)" },
+    OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed", "auto"]), default: "standard", help: "Scores as Q·Kᵀ (standard), Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed), or transposed where it is the faster with flywheel-exp-softmax{lagged-max=transposed}: v6e and tpu7x, head dim 128, no causality, window, mask or bias (auto)" },
     OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["auto", "mxu", "vpu"]), default: "auto", help: "Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns fill an otherwise empty MXU half (auto)" },
-    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation the auto row sum is chosen for" },
+    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation the auto orientation and row sum are chosen for" },
     OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In each Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "gdn-state-keys", kind: OptionKind::Choice(&["transposed-copy", "transpose-per-chunk"]), default: "transpose-per-chunk", help: "Where the Gated DeltaNet state update gets Kᵀ: a copy of K transposed once in HBM, or a transpose of K in each chunk" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
@@ -65,6 +66,15 @@ pub const PASS: PassInfo = PassInfo {
     options: OPTIONS,
     create,
 };
+
+/// The orientation asked for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Orientation {
+    Standard,
+    Transposed,
+    /// Transposed where, with the lagged max, it was measured faster (not on v5e).
+    Auto { target_v5e: bool },
+}
 
 /// Where the row sum of P is asked to run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,7 +88,7 @@ pub enum RowSum {
 /// The layouts asked for.
 #[derive(Clone, Copy, Debug)]
 pub struct Request {
-    pub transposed: bool,
+    pub orientation: Orientation,
     pub row_sum: RowSum,
     /// Gated DeltaNet: Kᵀ for the state update from a copy transposed in HBM.
     pub transposed_key_copy: bool,
@@ -87,13 +97,19 @@ pub struct Request {
 }
 
 fn create(options: &PassOptions) -> Pass {
+    let target = options.choice("target");
+    let orientation = match options.choice("orientation") {
+        "transposed" => Orientation::Transposed,
+        "auto" => Orientation::Auto { target_v5e: target == "v5e" },
+        _ => Orientation::Standard,
+    };
     let row_sum = match options.choice("row-sum") {
         "mxu" => RowSum::Mxu,
         "vpu" => RowSum::Vpu,
-        _ => RowSum::Auto { target_v6e: options.choice("target") == "v6e" },
+        _ => RowSum::Auto { target_v6e: target == "v6e" },
     };
     let request = Request {
-        transposed: options.choice("orientation") == "transposed",
+        orientation,
         row_sum,
         transposed_key_copy: options.choice("gdn-state-keys") == "transposed-copy",
         shared_operands: options.bool("gdn-shared-operands"),
@@ -134,35 +150,68 @@ pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
 fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static str, Vec<String>) {
     let mut notes = Vec::new();
     let extras = attention.mask().is_some() || attention.bias().is_some();
-    let transposed = request.transposed && !extras;
-    if request.transposed && extras {
-        notes.push("a mask or bias operand keeps the standard orientation".to_owned());
-    }
-    let value_dim = value_dim(attention);
-    let shown = || value_dim.map_or("?".to_owned(), |d| d.to_string());
+    let value_dim = head_dim(attention, attention.v());
+    let transposed = match request.orientation {
+        Orientation::Standard => false,
+        _ if extras => {
+            notes.push("a mask or bias operand keeps the standard orientation".to_owned());
+            false
+        }
+        Orientation::Transposed => true,
+        Orientation::Auto { target_v5e } => match auto_orientation_miss(attention, value_dim, target_v5e) {
+            Some(reason) => {
+                notes.push(format!("auto orientation: {reason}"));
+                false
+            }
+            None => true,
+        },
+    };
     let mut on_mxu = request.row_sum != RowSum::Vpu;
     if on_mxu && transposed {
         on_mxu = false;
         notes.push("the transposed kernel sums across sublanes".to_owned());
     } else if on_mxu && value_dim.is_none_or(|dim| dim % 128 != 0) {
         on_mxu = false;
-        notes.push(format!("value head dim {} is not whole lane tiles", shown()));
+        notes.push(format!("value head dim {} is not whole lane tiles", shown(value_dim)));
     } else if let RowSum::Auto { target_v6e } = request.row_sum {
         if !target_v6e {
             on_mxu = false;
             notes.push("auto row sum: the MXU sum pays off on v6e only".to_owned());
         } else if value_dim.is_some_and(|dim| dim % 256 == 0) {
             on_mxu = false;
-            notes.push(format!("auto row sum: value head dim {} fills the 256-wide MXU, ones columns would be an extra pass", shown()));
+            notes.push(format!("auto row sum: value head dim {} fills the 256-wide MXU, ones columns would be an extra pass", shown(value_dim)));
         }
     }
     (if transposed { "transposed" } else { "standard" }, if on_mxu { "mxu" } else { "vpu" }, notes)
 }
 
-fn value_dim(attention: AttentionOp) -> Option<i64> {
+/// Why the auto orientation keeps an attention standard, if it does: the transposed
+/// kernel with the lagged max was measured faster only on v6e and tpu7x, without a band,
+/// at head dim 128.
+fn auto_orientation_miss(attention: AttentionOp, value_dim: Option<i64>, target_v5e: bool) -> Option<String> {
+    if target_v5e {
+        return Some("transposed on v6e and tpu7x only".to_owned());
+    }
+    if attention.causal().unwrap_or(true) || attention.window().map_or(true, |window| window.is_some()) {
+        return Some("causality or a window keeps the standard orientation".to_owned());
+    }
+    let head_dim = head_dim(attention, attention.q());
+    match (head_dim, value_dim) {
+        (Some(128), Some(128)) => None,
+        _ => Some(format!("transposed at head dim 128 only, not {}/{}", shown(head_dim), shown(value_dim))),
+    }
+}
+
+/// A head dim for a remark: "?" when unknown.
+fn shown(dim: Option<i64>) -> String {
+    dim.map_or("?".to_owned(), |d| d.to_string())
+}
+
+/// The head dim of one of the attention's operands, if static.
+fn head_dim(attention: AttentionOp, operand: Option<Value>) -> Option<i64> {
     let layout = attention.layout().ok()?;
-    let v = TensorInfo::of_value(attention.v()?)?;
-    *v.shape.get(layout.position(Role::HeadDim))?
+    let operand = TensorInfo::of_value(operand?)?;
+    *operand.shape.get(layout.position(Role::HeadDim))?
 }
 
 /// The layouts recorded on an attention op: (transposed, row sum on the MXU), or why an

@@ -72,6 +72,12 @@ const MAX_STACKED_ROWS: i64 = 2048;
 /// The most elements of one grid step's score tile.
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
+/// The most keys per step of a transposed kernel on tpu7x whose keys take several steps:
+/// with the lagged max (flywheel-tpu's), MHA 8 x 8192 x 128 needs 65.5 MB of tpu7x's
+/// 64 MiB of VMEM at 1024 x 2048 blocks and fits at 2048 x 1024. (At 2048 tokens, one
+/// key step, 1024 x 2048 fits and is the faster: 72,728 static cycles against 80,308.)
+const TPU7X_TRANSPOSED_KEYS: i64 = 1024;
+
 /// Block sizes (query, key) for plain and for causal attention.
 #[derive(Clone, Copy, Debug)]
 pub struct Blocks {
@@ -79,12 +85,14 @@ pub struct Blocks {
     pub causal: (i64, i64),
     /// Sub-blocks per key block.
     pub key_splits: i64,
+    /// For tpu7x, whose 64 MiB of VMEM is half v6e's.
+    pub tpu7x: bool,
 }
 
 impl Blocks {
     /// The same blocks for plain and causal attention.
-    fn both(blocks: (i64, i64), key_splits: i64) -> Blocks {
-        Blocks { plain: blocks, causal: blocks, key_splits }
+    fn both(blocks: (i64, i64), key_splits: i64, tpu7x: bool) -> Blocks {
+        Blocks { plain: blocks, causal: blocks, key_splits, tpu7x }
     }
 }
 
@@ -93,6 +101,7 @@ fn create(options: &PassOptions) -> Pass {
         plain: (options.int("block-q"), options.int("block-kv")),
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
         key_splits: options.int("key-splits"),
+        tpu7x: options.choice("target") == "tpu7x",
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
@@ -128,7 +137,7 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
         let blocks = match search {
             None => blocks,
-            Some(target) => match search_blocks(attention, target, blocks.key_splits) {
+            Some(target) => match search_blocks(attention, target, blocks) {
                 Ok((chosen, note)) => {
                     if remarks {
                         emit_remark(op.location(), &note);
@@ -174,13 +183,14 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
 
 /// The fastest of the candidate blocks for `attention` on `target`, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
-fn search_blocks(attention: AttentionOp, target: &str, key_splits: i64) -> Result<(Blocks, String), Option<SearchFailure>> {
+fn search_blocks(attention: AttentionOp, target: &str, blocks: Blocks) -> Result<(Blocks, String), Option<SearchFailure>> {
+    let Blocks { key_splits, tpu7x, .. } = blocks;
     let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
     // Candidates that give distinct plans after capping.
     let mut candidates: Vec<(i64, i64)> = Vec::new();
     for &(q, k) in given {
-        if let Ok(plan) = plan(attention, Blocks::both((q, k), key_splits)) {
+        if let Ok(plan) = plan(attention, Blocks::both((q, k), key_splits, tpu7x)) {
             if !candidates.contains(&(plan.block_q, plan.block_kv)) {
                 candidates.push((plan.block_q, plan.block_kv));
             }
@@ -189,9 +199,9 @@ fn search_blocks(attention: AttentionOp, target: &str, key_splits: i64) -> Resul
     if candidates.is_empty() {
         return Err(None);
     }
+    let transforms = crate::tpu_pipeline::kernel_transforms(target, false);
     let pipeline = |(q, k): (i64, i64)| {
-        let fold = crate::exp_softmax::fold_for_target(target);
-        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits}}},flywheel-exp-softmax{{fold-scale={fold}}},flywheel-pipeline,flywheel-lower-to-mosaic)")
+        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} target={target}}},{transforms},flywheel-lower-to-mosaic)")
     };
     let choice = block_search::search(attention, target, &candidates, pipeline).map_err(Some)?;
     let (q, k) = choice.blocks;
@@ -202,7 +212,7 @@ fn search_blocks(attention: AttentionOp, target: &str, key_splits: i64) -> Resul
         .collect();
     let source = if choice.cached { "cached search" } else { "search" };
     let note = format!("blocks {q}x{k} chosen by {source} on {target} (static cycles {})", costs.join(", "));
-    Ok((Blocks::both((q, k), key_splits), note))
+    Ok((Blocks::both((q, k), key_splits, tpu7x), note))
 }
 
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
@@ -243,6 +253,12 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
+    // Fewer keys and as many more queries, the same score tile.
+    let (block_q, block_kv) = if blocks.tpu7x && transposed && block_kv > TPU7X_TRANSPOSED_KEYS && keys > block_kv {
+        (block_q * block_kv / TPU7X_TRANSPOSED_KEYS, TPU7X_TRANSPOSED_KEYS)
+    } else {
+        (block_q, block_kv)
+    };
     // A grid step stacks the query group's rows. Keep the score tile within VMEM (libtpu
     // runs out on v5e past these): at most MAX_STACKED_ROWS rows, and at most
     // MAX_SCORE_ELEMENTS elements, half that when a band is masked (its masks take room),

@@ -1,8 +1,9 @@
 //! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
 //! verify, put them in manually partitioned regions in a program sharded over chips
-//! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`), tile each attention the kernel
-//! serves (block sizes per target, key blocks in two sub-blocks) and each Gated DeltaNet
-//! (chunks of the op's chunk size), rewrite the softmax (`flywheel-exp-softmax`),
+//! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`: the transposed orientation
+//! where it wins), tile each attention the kernel serves (block sizes per target, key
+//! blocks in two sub-blocks) and each Gated DeltaNet (chunks of the op's chunk size),
+//! rewrite the softmax (`flywheel-exp-softmax`: the max lagged in transposed kernels),
 //! software-pipeline the key blocks (`flywheel-pipeline`), block GDN's triangular inverse
 //! (`flywheel-tri-inverse`), serialize the kernels for Mosaic, and lower what is left to
 //! plain StableHLO.
@@ -43,13 +44,21 @@ fn expand(options: &PassOptions) -> String {
     let remarks = options.bool("remarks");
     let (target, auto_blocks) = (options.choice("target"), options.bool("auto-blocks"));
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
-    let fold = crate::exp_softmax::fold_for_target(target);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
-         flywheel-shard{{remarks={remarks}}},flywheel-layout{{target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},flywheel-exp-softmax{{fold-scale={fold} remarks={remarks}}},\
-         flywheel-pipeline{{remarks={remarks}}},flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo"
+         flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
+         causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
+         flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
+        kernel_transforms(target, remarks)
     )
+}
+
+/// The passes `flywheel-tpu` runs on a tiled attention kernel for `target`, which
+/// `flywheel-tile`'s block search also runs on each candidate: the softmax rewrites (the
+/// lagged max where the layout chose the transposed orientation) and pipelining.
+pub fn kernel_transforms(target: &str, remarks: bool) -> String {
+    let fold = crate::exp_softmax::fold_for_target(target);
+    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
 }
 
 #[cfg(test)]
@@ -61,9 +70,10 @@ mod tests {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
         assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 auto-blocks=false target=v5e remarks=true}"), "{text}");
-        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
-        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split remarks=false}"));
+        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split lagged-max=transposed remarks=false}"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
 }

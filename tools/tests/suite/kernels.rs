@@ -80,6 +80,9 @@ const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
     ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
     ("all_lagged_max", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
     ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
+    // flywheel-tpu's choice on v6e: transposed and lagged where no band, mask or bias is
+    // and the head dim is 128, standard and unlagged elsewhere.
+    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
