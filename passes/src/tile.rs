@@ -73,8 +73,8 @@ const MAX_STACKED_ROWS: i64 = 2048;
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
 /// The most keys per step of a transposed kernel on tpu7x whose keys take several steps:
-/// with the lagged max (flywheel-tpu's), MHA 8 x 8192 x 128 needs 65.5 MB of tpu7x's
-/// 64 MiB of VMEM at 1024 x 2048 blocks and fits at 2048 x 1024. (At 2048 tokens, one
+/// with the lagged max (flywheel-tpu's), MHA 8 x 8192 x 128 ran out of tpu7x's VMEM at
+/// 1024 x 2048 blocks (Mosaic: "65.52M of 63.94M") and fits at 2048 x 1024. (At 2048 tokens, one
 /// key step, 1024 x 2048 fits and is the faster: 72,728 static cycles against 80,308.)
 const TPU7X_TRANSPOSED_KEYS: i64 = 1024;
 
