@@ -56,7 +56,7 @@ const OPTIONS: &[OptionSpec] = &[
 
 /// The (query, key) blocks auto-blocks tries, plain and causal; each is capped like a
 /// given block size (sequence lengths, VMEM budget) and duplicates are tried once.
-const PLAIN_CANDIDATES: &[(i64, i64)] = &[(512, 1024), (512, 2048), (1024, 1024), (1024, 2048), (2048, 1024)];
+const PLAIN_CANDIDATES: &[(i64, i64)] = &[(512, 1024), (512, 2048), (1024, 1024), (1024, 2048), (2048, 1024), (2048, 2048)];
 const CAUSAL_CANDIDATES: &[(i64, i64)] = &[(512, 512), (512, 1024), (1024, 512), (1024, 1024), (2048, 512)];
 
 pub const PASS: PassInfo = PassInfo {
@@ -72,6 +72,12 @@ const MAX_STACKED_ROWS: i64 = 2048;
 /// The most elements of one grid step's score tile.
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
+/// On v6e, the most for a kernel with no band, mask or bias: its 2048 x 2048 steps fit
+/// the default 32 MiB of scoped VMEM and were the fastest measured (libtpu's static
+/// cycles, MHA 8 x 8192 x 128: transposed with the lagged max 1,042,934 against 1,126,852
+/// at 1024 x 2048; standard 1,215,530 against 1,255,338 at 2048 x 1024).
+const V6E_PLAIN_SCORE_ELEMENTS: i64 = 2 * MAX_SCORE_ELEMENTS;
+
 /// The most keys per step of a transposed kernel on tpu7x whose keys take several steps:
 /// with the lagged max (flywheel-tpu's), MHA 8 x 8192 x 128 ran out of tpu7x's VMEM at
 /// 1024 x 2048 blocks (Mosaic: "65.52M of 63.94M") and fits at 2048 x 1024. (At 2048 tokens, one
@@ -85,14 +91,33 @@ pub struct Blocks {
     pub causal: (i64, i64),
     /// Sub-blocks per key block.
     pub key_splits: i64,
-    /// For tpu7x, whose 64 MiB of VMEM is half v6e's.
-    pub tpu7x: bool,
+    /// The generation the kernel is for: what fits its VMEM differs.
+    pub generation: Generation,
 }
 
 impl Blocks {
     /// The same blocks for plain and causal attention.
-    fn both(blocks: (i64, i64), key_splits: i64, tpu7x: bool) -> Blocks {
-        Blocks { plain: blocks, causal: blocks, key_splits, tpu7x }
+    fn both(blocks: (i64, i64), key_splits: i64, generation: Generation) -> Blocks {
+        Blocks { plain: blocks, causal: blocks, key_splits, generation }
+    }
+}
+
+/// A TPU generation, as `target` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    V5e,
+    V6e,
+    /// Its 64 MiB of VMEM is half v6e's.
+    Tpu7x,
+}
+
+impl Generation {
+    fn named(target: &str) -> Generation {
+        match target {
+            "v5e" => Generation::V5e,
+            "tpu7x" => Generation::Tpu7x,
+            _ => Generation::V6e,
+        }
     }
 }
 
@@ -101,7 +126,7 @@ fn create(options: &PassOptions) -> Pass {
         plain: (options.int("block-q"), options.int("block-kv")),
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
         key_splits: options.int("key-splits"),
-        tpu7x: options.choice("target") == "tpu7x",
+        generation: Generation::named(options.choice("target")),
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
@@ -184,13 +209,13 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
 /// The fastest of the candidate blocks for `attention` on `target`, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
 fn search_blocks(attention: AttentionOp, target: &str, blocks: Blocks) -> Result<(Blocks, String), Option<SearchFailure>> {
-    let Blocks { key_splits, tpu7x, .. } = blocks;
+    let Blocks { key_splits, generation, .. } = blocks;
     let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
     // Candidates that give distinct plans after capping.
     let mut candidates: Vec<(i64, i64)> = Vec::new();
     for &(q, k) in given {
-        if let Ok(plan) = plan(attention, Blocks::both((q, k), key_splits, tpu7x)) {
+        if let Ok(plan) = plan(attention, Blocks::both((q, k), key_splits, generation)) {
             if !candidates.contains(&(plan.block_q, plan.block_kv)) {
                 candidates.push((plan.block_q, plan.block_kv));
             }
@@ -212,7 +237,7 @@ fn search_blocks(attention: AttentionOp, target: &str, blocks: Blocks) -> Result
         .collect();
     let source = if choice.cached { "cached search" } else { "search" };
     let note = format!("blocks {q}x{k} chosen by {source} on {target} (static cycles {})", costs.join(", "));
-    Ok((Blocks::both((q, k), key_splits, tpu7x), note))
+    Ok((Blocks::both((q, k), key_splits, generation), note))
 }
 
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
@@ -254,19 +279,24 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
     // Fewer keys and as many more queries, the same score tile.
-    let (block_q, block_kv) = if blocks.tpu7x && transposed && block_kv > TPU7X_TRANSPOSED_KEYS && keys > block_kv {
+    let (block_q, block_kv) = if blocks.generation == Generation::Tpu7x && transposed && block_kv > TPU7X_TRANSPOSED_KEYS && keys > block_kv {
         (block_q * block_kv / TPU7X_TRANSPOSED_KEYS, TPU7X_TRANSPOSED_KEYS)
     } else {
         (block_q, block_kv)
     };
     // A grid step stacks the query group's rows. Keep the score tile within VMEM (libtpu
     // runs out on v5e past these): at most MAX_STACKED_ROWS rows, and at most
-    // MAX_SCORE_ELEMENTS elements, half that when a band is masked (its masks take room),
-    // by taking fewer queries, then fewer keys (whole 128-lane columns), per step.
+    // MAX_SCORE_ELEMENTS elements (on v6e V6E_PLAIN_SCORE_ELEMENTS without a band, mask or
+    // bias), half that when a band is masked (its masks take room), by taking fewer
+    // queries, then fewer keys (whole 128-lane columns), per step.
     let group = attention.q_heads()? / attention.kv_heads()?.max(1);
     let block_q = block_q.min((MAX_STACKED_ROWS / group / 8).max(1) * 8);
     let banded = attention.causal()? || attention.window()?.is_some();
-    let budget = if banded { MAX_SCORE_ELEMENTS / 2 } else { MAX_SCORE_ELEMENTS };
+    let budget = match (banded, blocks.generation) {
+        (true, _) => MAX_SCORE_ELEMENTS / 2,
+        (false, Generation::V6e) if mask.is_none() && bias.is_none() => V6E_PLAIN_SCORE_ELEMENTS,
+        _ => MAX_SCORE_ELEMENTS,
+    };
     let block_kv = block_kv.min((budget / (block_q * group) / 128).max(1) * 128);
     // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
     // sequence it does not divide is padded at the end to whole blocks. A short sequence
