@@ -78,14 +78,16 @@
 // TPU7X-STANDARD: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, standard orientation
 // RUN: sed 's/x256x128xbf16/x2048x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-ONE-STEP
 // TPU7X-ONE-STEP: remark: tiled into a Mosaic kernel (grid 1x2x2x1, query group 1, blocks 1024x2048, transposed orientation
-// v6e's VMEM takes a score tile of 4M elements without a band, mask or bias; v5e and
-// tpu7x, or a causal band on v6e, keep 2M and 1M (fewer keys per step).
+// v6e's VMEM takes a score tile of 4M elements without a mask or bias operand, 2M with
+// a causal band; v5e and tpu7x keep 2M and 1M (fewer keys per step).
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='block-q=2048 block-kv=2048 target=v6e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V6E-BUDGET
 // V6E-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 2048x2048, standard orientation
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='block-q=2048 block-kv=2048 target=v5e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V5E-BUDGET
 // V5E-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, standard orientation
 // RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=v6e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V6E-CAUSAL-BUDGET
-// V6E-CAUSAL-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x8, query group 1, blocks 2048x512, standard orientation
+// V6E-CAUSAL-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, standard orientation
+// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=tpu7x remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-CAUSAL-BUDGET
+// TPU7X-CAUSAL-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x8, query group 1, blocks 2048x512, standard orientation
 
 // A band that leaves a query with no key is kept (the kernel does not do uniform rows).
 // RUN: flywheel-opt %s --split-input-file --flywheel-tile=remarks=true --verify-diagnostics

@@ -72,11 +72,13 @@ const MAX_STACKED_ROWS: i64 = 2048;
 /// The most elements of one grid step's score tile.
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
-/// On v6e, the most for a kernel with no band, mask or bias: its 2048 x 2048 steps fit
-/// the default 32 MiB of scoped VMEM and were the fastest measured (libtpu's static
-/// cycles, MHA 8 x 8192 x 128: transposed with the lagged max 1,042,934 against 1,126,852
-/// at 1024 x 2048; standard 1,215,530 against 1,255,338 at 2048 x 1024).
-const V6E_PLAIN_SCORE_ELEMENTS: i64 = 2 * MAX_SCORE_ELEMENTS;
+/// On v6e, the most for a kernel with no mask or bias operand: steps of 2048 x 2048
+/// (half that with a band) fit the default 32 MiB of scoped VMEM and were the fastest
+/// measured (libtpu's static cycles, MHA 8 x 8192 x 128: transposed with the lagged max
+/// 1,042,934 against 1,126,852 at 1024 x 2048; standard 1,215,530 against 1,255,338 at
+/// 2048 x 1024; causal GQA 16/2 x 8192 x 256, 2048 stacked rows: 2,148,476 with 1024
+/// keys a step against 2,635,100 with 512, and 2,322,812 with 2048).
+const V6E_SCORE_ELEMENTS: i64 = 2 * MAX_SCORE_ELEMENTS;
 
 /// The most keys per step of a transposed kernel on tpu7x whose keys take several steps:
 /// with the lagged max (flywheel-tpu's), MHA 8 x 8192 x 128 ran out of tpu7x's VMEM at
@@ -286,17 +288,14 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     };
     // A grid step stacks the query group's rows. Keep the score tile within VMEM (libtpu
     // runs out on v5e past these): at most MAX_STACKED_ROWS rows, and at most
-    // MAX_SCORE_ELEMENTS elements (on v6e V6E_PLAIN_SCORE_ELEMENTS without a band, mask or
-    // bias), half that when a band is masked (its masks take room), by taking fewer
-    // queries, then fewer keys (whole 128-lane columns), per step.
+    // MAX_SCORE_ELEMENTS elements (on v6e V6E_SCORE_ELEMENTS without a mask or bias),
+    // half that when a band is masked (its masks take room), by taking fewer queries,
+    // then fewer keys (whole 128-lane columns), per step.
     let group = attention.q_heads()? / attention.kv_heads()?.max(1);
     let block_q = block_q.min((MAX_STACKED_ROWS / group / 8).max(1) * 8);
     let banded = attention.causal()? || attention.window()?.is_some();
-    let budget = match (banded, blocks.generation) {
-        (true, _) => MAX_SCORE_ELEMENTS / 2,
-        (false, Generation::V6e) if mask.is_none() && bias.is_none() => V6E_PLAIN_SCORE_ELEMENTS,
-        _ => MAX_SCORE_ELEMENTS,
-    };
+    let budget = if blocks.generation == Generation::V6e && mask.is_none() && bias.is_none() { V6E_SCORE_ELEMENTS } else { MAX_SCORE_ELEMENTS };
+    let budget = if banded { budget / 2 } else { budget };
     let block_kv = block_kv.min((budget / (block_q * group) / 128).max(1) * 128);
     // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
     // sequence it does not divide is padded at the end to whole blocks. A short sequence
