@@ -29,7 +29,7 @@
 //! 2 key / 4 value head slice at 2048 tokens, v6e 220,165 against 221,437 with the copy.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
     registry::{external_pass, Anchor, PassId, PassInfo},
     tile_ir::{attention_ops, gated_delta_ops, set_attribute},
 };
@@ -54,7 +54,7 @@ pub const OPERAND_SHARING: &str = "flywheel.operand_sharing";
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed", "auto"]), default: "standard", help: "Scores as Q·Kᵀ (standard), Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed), or transposed where it is the faster with flywheel-exp-softmax{lagged-max=transposed}: v6e and tpu7x, head dim 128, no causality, window, mask or bias (auto)" },
     OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["auto", "mxu", "vpu"]), default: "auto", help: "Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns fill an otherwise empty MXU half (auto)" },
-    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation the auto orientation and row sum are chosen for" },
+    OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation the auto orientation and row sum are chosen for" },
     OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In each Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
     OptionSpec { name: "gdn-state-keys", kind: OptionKind::Choice(&["transposed-copy", "transpose-per-chunk"]), default: "transpose-per-chunk", help: "Where the Gated DeltaNet state update gets Kᵀ: a copy of K transposed once in HBM, or a transpose of K in each chunk" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
@@ -73,7 +73,7 @@ pub enum Orientation {
     Standard,
     Transposed,
     /// Transposed where, with the lagged max, it was measured faster (not on v5e).
-    Auto { target_v5e: bool },
+    Auto,
 }
 
 /// Where the row sum of P is asked to run.
@@ -82,12 +82,14 @@ pub enum RowSum {
     Mxu,
     Vpu,
     /// On the MXU where the ones columns fill an otherwise empty half of a v6e MXU.
-    Auto { target_v6e: bool },
+    Auto,
 }
 
 /// The layouts asked for.
 #[derive(Clone, Copy, Debug)]
 pub struct Request {
+    /// The generation the auto orientation and row sum are chosen for.
+    pub generation: Generation,
     pub orientation: Orientation,
     pub row_sum: RowSum,
     /// Gated DeltaNet: Kᵀ for the state update from a copy transposed in HBM.
@@ -97,18 +99,18 @@ pub struct Request {
 }
 
 fn create(options: &PassOptions) -> Pass {
-    let target = options.choice("target");
     let orientation = match options.choice("orientation") {
         "transposed" => Orientation::Transposed,
-        "auto" => Orientation::Auto { target_v5e: target == "v5e" },
+        "auto" => Orientation::Auto,
         _ => Orientation::Standard,
     };
     let row_sum = match options.choice("row-sum") {
         "mxu" => RowSum::Mxu,
         "vpu" => RowSum::Vpu,
-        _ => RowSum::Auto { target_v6e: target == "v6e" },
+        _ => RowSum::Auto,
     };
     let request = Request {
+        generation: options.generation("target"),
         orientation,
         row_sum,
         transposed_key_copy: options.choice("gdn-state-keys") == "transposed-copy",
@@ -158,7 +160,7 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
             false
         }
         Orientation::Transposed => true,
-        Orientation::Auto { target_v5e } => match auto_orientation_miss(attention, value_dim, target_v5e) {
+        Orientation::Auto => match auto_orientation_miss(attention, value_dim, request.generation) {
             Some(reason) => {
                 notes.push(format!("auto orientation: {reason}"));
                 false
@@ -173,8 +175,8 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
     } else if on_mxu && value_dim.is_none_or(|dim| dim % 128 != 0) {
         on_mxu = false;
         notes.push(format!("value head dim {} is not whole lane tiles", shown(value_dim)));
-    } else if let RowSum::Auto { target_v6e } = request.row_sum {
-        if !target_v6e {
+    } else if request.row_sum == RowSum::Auto {
+        if request.generation != Generation::V6e {
             on_mxu = false;
             notes.push("auto row sum: the MXU sum pays off on v6e only".to_owned());
         } else if value_dim.is_some_and(|dim| dim % 256 == 0) {
@@ -188,8 +190,8 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
 /// Why the auto orientation keeps an attention standard, if it does: the transposed
 /// kernel with the lagged max was measured faster only on v6e and tpu7x, without a band,
 /// at head dim 128.
-fn auto_orientation_miss(attention: AttentionOp, value_dim: Option<i64>, target_v5e: bool) -> Option<String> {
-    if target_v5e {
+fn auto_orientation_miss(attention: AttentionOp, value_dim: Option<i64>, generation: Generation) -> Option<String> {
+    if generation == Generation::V5e {
         return Some("transposed on v6e and tpu7x only".to_owned());
     }
     if attention.causal().unwrap_or(true) || attention.window().map_or(true, |window| window.is_some()) {

@@ -2,6 +2,18 @@
 
 use std::collections::BTreeMap;
 
+/// The TPU generations a `target` option chooses from.
+pub const TARGETS: &[&str] = &["v5e", "v6e", "tpu7x"];
+
+/// A TPU generation, as a `target` option names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    V5e,
+    V6e,
+    /// Its 64 MiB of VMEM is half v6e's.
+    Tpu7x,
+}
+
 /// The type an option's value must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionKind {
@@ -90,6 +102,15 @@ impl PassOptions {
 
     pub fn choice(&self, name: &str) -> &str {
         self.raw(name)
+    }
+
+    /// The generation a choice of TARGETS names.
+    pub fn generation(&self, name: &str) -> Generation {
+        match self.raw(name) {
+            "v5e" => Generation::V5e,
+            "tpu7x" => Generation::Tpu7x,
+            _ => Generation::V6e,
+        }
     }
 }
 

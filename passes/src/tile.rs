@@ -14,7 +14,7 @@ use crate::{
     tile_ir::{attention_ops, gated_delta_ops, top_module},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     mosaic_gated_delta::{self, GatedDeltaPlan},
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
     registry::{external_pass, Anchor, PassId, PassInfo},
     shard::kernel_placement,
 };
@@ -42,7 +42,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
     OptionSpec { name: "key-splits", kind: OptionKind::Int, default: "1", help: "Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps them); lowered to the most that leave whole 128-key lane tiles" },
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
-    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
+    OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
     OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 1024 on v6e, 512 on tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
     OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
@@ -104,31 +104,12 @@ impl Blocks {
     }
 }
 
-/// A TPU generation, as `target` names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Generation {
-    V5e,
-    V6e,
-    /// Its 64 MiB of VMEM is half v6e's.
-    Tpu7x,
-}
-
-impl Generation {
-    fn named(target: &str) -> Generation {
-        match target {
-            "v5e" => Generation::V5e,
-            "tpu7x" => Generation::Tpu7x,
-            _ => Generation::V6e,
-        }
-    }
-}
-
 fn create(options: &PassOptions) -> Pass {
     let blocks = Blocks {
         plain: (options.int("block-q"), options.int("block-kv")),
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
         key_splits: options.int("key-splits"),
-        generation: Generation::named(options.choice("target")),
+        generation: options.generation("target"),
     };
     let remarks = options.bool("remarks");
     let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());

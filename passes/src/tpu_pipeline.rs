@@ -9,12 +9,12 @@
 //! plain StableHLO.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::{OptionKind, OptionSpec, PassOptions, TARGETS},
     registry::PipelineInfo,
 };
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "target", kind: OptionKind::Choice(&["v5e", "v6e", "tpu7x"]), default: "v6e", help: "The TPU generation" },
+    OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation" },
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates for the target (flywheel-tile auto-blocks; cached)" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what each pass did and did not do" },
 ];
@@ -31,8 +31,8 @@ pub const PIPELINE: PipelineInfo = PipelineInfo {
 /// heads x 2048 tokens x 128, bf16, flywheel-tpu's transforms). Plain, on v6e: 105K at
 /// 512x1024, 91K at 512x2048, 94K at 1024x1024, 88K at 1024x2048, 88K at 2048x1024.
 /// Causal, on v6e: 107K at 512x512, 89K at 512x1024, 102K at 1024x512, 80K at 1024x1024,
-/// 123K at 2048x512. On v6e, whose VMEM takes twice the score tile without a band, mask or
-/// bias, 2048 x 2048 (the transposed kernel with the lagged max, MHA 8 x 8192: 1,042,934
+/// 123K at 2048x512. On v6e, whose VMEM takes twice the score tile without a mask or bias
+/// operand, plain 2048 x 2048 (the transposed kernel with the lagged max, MHA 8 x 8192: 1,042,934
 /// cycles against 1,126,852 at 1024 x 2048; 8 x 2048: 67,789 against 72,816).
 /// `flywheel-tile` caps them at the sequence lengths and at its VMEM budget.
 fn blocks(target: &str) -> ((i64, i64), (i64, i64)) {
