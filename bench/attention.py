@@ -415,7 +415,7 @@ def main():
     parser.add_argument("--flywheel-only", action="store_true",
                         help="Compile only FlyWheel's programs; the anchors' rows come from bench/results.json "
                         "(valid while libtpu and the anchors are unchanged)")
-    parser.add_argument("--variants", help="Comma-separated names of the ablation's transforms to compile; "
+    parser.add_argument("--variants", help="Semicolon-separated names of the ablation's transforms to compile (the names hold commas); "
                         "bench/ablation.json keeps its rows of the others (valid while their programs are unchanged)")
     parser.add_argument("--markdown", action="store_true",
                         help="Print the README's tables from bench/results.json and bench/ablation.json; compile nothing")
@@ -517,7 +517,7 @@ def main():
     rows = table
     report(rows)
     if arguments.ablation:
-        variants = arguments.variants.split(",") if arguments.variants else [variant for variant, _ in ABLATION]
+        variants = [name.strip() for name in arguments.variants.split(";")] if arguments.variants else [variant for variant, _ in ABLATION]
         unknown = sorted(set(variants) - {variant for variant, _ in ABLATION})
         if unknown:
             parser.error(f"--variants: {', '.join(unknown)} not in the ablation")

@@ -148,15 +148,29 @@
 // LAGGED: %[[MARKS:.*]] = "arith.select"(%[[WITHIN]], %[[ZERO:.*]], %[[ONE:.*]])
 // LAGGED: %[[ANY:.*]] = "vector.multi_reduction"(%[[MARKS]], {{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 0, 1>}>
 // LAGGED: %[[REDO:.*]] = "arith.cmpf"(%[[ANY]], {{.*}}) <{{.*}}predicate = 2 : i64}> : (f32, f32) -> i1
-// LAGGED-NEXT: %[[STEP:.*]]:3 = "scf.if"(%[[REDO]]) ({
+// The step's stores of its max, sum and output, right after it, move into both branches
+// and the scf.if yields nothing (libtpu copies what a branch yields).
+// LAGGED-NEXT: "scf.if"(%[[REDO]]) ({
 // LAGGED: %[[EXACT_M1:.*]] = "arith.maximumf"
 // LAGGED-NEXT: %[[EXACT_D1:.*]] = "arith.subf"({{.*}}, %[[EXACT_M1]])
-// LAGGED: "scf.yield"({{.*}}) : (vector<256x128xf32>, vector<256x128xf32>, vector<256x128xf32>) -> ()
+// LAGGED: "tpu.vector_store"(%{{.*}}, %[[L_SCRATCH:arg[0-9]+]],
+// LAGGED-NEXT: "tpu.vector_store"(%{{.*}}, %[[ACC_SCRATCH:arg[0-9]+]],
+// LAGGED-NEXT: "tpu.vector_store"(%{{.*}}, %[[M_SCRATCH:arg[0-9]+]],
+// LAGGED-NEXT: "scf.yield"() : () -> ()
 // LAGGED-NEXT: }, {
-// LAGGED-NEXT: "scf.yield"(%[[M2]], %[[L2]], %[[ACC2]])
-// LAGGED: "tpu.vector_store"(%[[STEP]]#1,
-// LAGGED-NEXT: "tpu.vector_store"(%[[STEP]]#2,
-// LAGGED-NEXT: "tpu.vector_store"(%[[STEP]]#0,
+// LAGGED-NEXT: "tpu.vector_store"(%[[L2]], %[[L_SCRATCH]],
+// LAGGED-NEXT: "tpu.vector_store"(%[[ACC2]], %[[ACC_SCRATCH]],
+// LAGGED-NEXT: "tpu.vector_store"(%[[M2]], %[[M_SCRATCH]],
+// LAGGED-NEXT: "scf.yield"() : () -> ()
+// LAGGED-NEXT: }) : (i1) -> ()
+// With redo-stores=false (flywheel-tpu's on tpu7x, whose VMEM the stores in the branch
+// overflowed) the branch yields the step's state, stored after it.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=true redo-stores=false})' | FileCheck %s --check-prefix=LAGGED-YIELD
+// LAGGED-YIELD: %[[STEP:.*]]:3 = "scf.if"
+// LAGGED-YIELD: }) : (i1) -> (vector<256x128xf32>, vector<256x128xf32>, vector<256x128xf32>)
+// LAGGED-YIELD-NEXT: "tpu.vector_store"(%[[STEP]]#1,
+// LAGGED-YIELD-NEXT: "tpu.vector_store"(%[[STEP]]#2,
+// LAGGED-YIELD-NEXT: "tpu.vector_store"(%[[STEP]]#0,
 // The kernel compiles for every target and matches the reference on the PJRT CPU plugin.
 // RUN: flywheel-opt %t.lagged.mlir --flywheel-lower-to-mosaic -o %t.lagged.lowered.mlir
 // RUN: flywheel compile --target v5e %t.lagged.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
@@ -167,6 +181,16 @@
 // A causal kernel has a masked and an unmasked step body: both are lagged.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{lagged-max=true lagged-max-limit=32 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=LAGGED-CAUSAL
 // LAGGED-CAUSAL: remark: @flywheel_kernel_0: {{.*}}; 2 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 32
+// Near miss: a read of the scratch between the step's stores; the stores cannot move past
+// it, so they stay after the branch, which yields the step's max, sum and output.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=256 key-splits=2})' | sed -E '0,/^      "tpu.vector_store"\((%[0-9]+), (%arg[0-9]+), (%[0-9]+), (%[0-9]+)\).*$/s//&\n      %between = "vector.load"(\2, \3, \4) : (memref<256x128xf32>, index, index) -> vector<256x128xf32>/' | flywheel-opt --flywheel-exp-softmax=lagged-max=true | FileCheck %s --check-prefix=LAGGED-READ
+// LAGGED-READ: %[[STEP:.*]]:3 = "scf.if"
+// LAGGED-READ: "scf.yield"({{.*}}) : (vector<256x128xf32>, vector<256x128xf32>, vector<256x128xf32>) -> ()
+// LAGGED-READ: }) : (i1) -> (vector<256x128xf32>, vector<256x128xf32>, vector<256x128xf32>)
+// LAGGED-READ-NEXT: "tpu.vector_store"(%[[STEP]]#1,
+// LAGGED-READ-NEXT: "vector.load"
+// LAGGED-READ-NEXT: "tpu.vector_store"(%[[STEP]]#2,
+// LAGGED-READ-NEXT: "tpu.vector_store"(%[[STEP]]#0,
 // Near miss: a running minimum is no online softmax; nothing is lagged.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile | sed 's/"arith.maximumf"/"arith.minimumf"/' | flywheel-opt --flywheel-exp-softmax='lagged-max=true remarks=true' 2>&1 | FileCheck %s --check-prefix=LAGGED-MISS
 // LAGGED-MISS: remark: @flywheel_kernel_0: {{.*}}; max not lagged: no online-softmax update

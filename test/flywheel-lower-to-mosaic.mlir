@@ -30,6 +30,27 @@
 // COMPILE: compiled {{.*}} for
 // COMPILE: flops
 
+// A kernel op's vmem_limit (MiB; flywheel-tile sets it) is the scoped VMEM its kernel
+// may use, in the call's backend_config as Pallas writes vmem_limit_bytes. The
+// transposed kernel at 2048 x 2048 blocks with the lagged max (flywheel-tpu's on v6e)
+// needs 32.41 MiB: with its 36 it compiles; without, at libtpu's default 32, it does not.
+// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=2048 block-kv=2048 key-splits=2 target=v6e},flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline)' -o %t.wide.mlir
+// RUN: flywheel-opt %t.wide.mlir --flywheel-lower-to-mosaic -o %t.wide-36.mlir
+// RUN: FileCheck %s --check-prefix=VMEM < %t.wide-36.mlir
+// VMEM: \22needs_layout_passes\22: true}, \22scoped_memory_configs\22: [{\22memory_space\22: 1, \22offset\22: 0, \22size\22: 37748736}]}"
+// RUN: flywheel compile --target v6e %t.wide-36.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: sed 's/, vmem_limit = 36 : i64//' %t.wide.mlir | flywheel-opt --flywheel-lower-to-mosaic -o %t.wide-default.mlir
+// RUN: FileCheck %s --check-prefix=VMEM-DEFAULT < %t.wide-default.mlir
+// VMEM-DEFAULT: \22needs_layout_passes\22: true}}"
+// VMEM-DEFAULT-NOT: scoped_memory_configs
+// RUN: not flywheel compile --target v6e %t.wide-default.mlir 2>&1 | FileCheck %s --check-prefix=VMEM-OOM
+// VMEM-OOM: flywheel: error: libtpu could not compile the module: E1001: CompileTimeScopedVmemOom
+// Diagnostics: a limit that is not a positive number of MiB is an error at the kernel
+// op, and no output file is written.
+// RUN: sed 's/vmem_limit = 36 : i64/vmem_limit = 0 : i64/' %t.wide.mlir | not flywheel-opt --flywheel-lower-to-mosaic -o %t.wide-bad.mlir 2>&1 | FileCheck %s --check-prefix=VMEM-BAD
+// VMEM-BAD: error: 'flywheel.attention_kernel' op: cannot serialize its kernel: 'vmem_limit' must be from 1 to 1048576 MiB, not 0
+// RUN: not test -e %t.wide-bad.mlir
+
 // Static cycles, the kernel by its name (BNTH operands: libtpu 0.0.50.1's static
 // profiler aborts on the kernel when transposes sit on both its inputs and its output,
 // though the module compiles; see the README).

@@ -29,12 +29,15 @@
 //!   rescaled once after the step. Exact while no row's max rises by more than
 //!   `lagged-max-limit` in the step (P stays below 2^limit); a step where one does, and
 //!   every first step (its max starts at -inf), is redone as before in an `scf.if`.
+//!   With `redo-stores` (on by default) the step's stores of its state, where they
+//!   follow it, go into both arms of that branch, so it yields nothing (libtpu copies
+//!   and spills what a branch yields).
 //!   `lagged-max=transposed` lags only kernels whose max reduces the score tile across
 //!   sublanes (the transposed orientation, Sᵀ = K·Qᵀ): only there did the wait for the
 //!   max store the tile, so only there does the lag pay for its redo branch.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::{Generation, OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
     tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, replace_op, splat_before, users},
 };
@@ -58,6 +61,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
     OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
     OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
+    OptionSpec { name: "redo-stores", kind: OptionKind::Bool, default: "true", help: "With lagged-max, put the step's stores of its max, sum and output (when they follow it) into both arms of the redo branch, which then yields nothing" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
 ];
@@ -88,6 +92,9 @@ pub struct LaggedMax {
     pub transposed_only: bool,
     /// The largest rise of a row's max a lagged step keeps.
     pub limit: f64,
+    /// The step's stores of its state go into both arms of the redo branch, which then
+    /// yields nothing.
+    pub stores_in_branch: bool,
 }
 
 /// When to fold the score scale into Q.
@@ -112,10 +119,10 @@ fn create(options: &PassOptions) -> Pass {
 }
 
 fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
-    let limit = options.float("lagged-max-limit");
+    let (limit, stores_in_branch) = (options.float("lagged-max-limit"), options.bool("redo-stores"));
     match options.choice("lagged-max") {
-        "true" => Some(LaggedMax { transposed_only: false, limit }),
-        "transposed" => Some(LaggedMax { transposed_only: true, limit }),
+        "true" => Some(LaggedMax { transposed_only: false, limit, stores_in_branch }),
+        "transposed" => Some(LaggedMax { transposed_only: true, limit, stores_in_branch }),
         _ => None,
     }
 }
@@ -257,11 +264,10 @@ const MXU_DEPTH: usize = 256;
 /// 2048 x 128, static cycles: v6e 87,931 -> 82,395, tpu7x 94,424 -> 87,544), `exact` on
 /// v5e, whose 128-deep MXU would take a second pass (and whose static profile aborts on
 /// the split's bf16 ops, so it is unmeasured).
-pub fn fold_for_target(target: &str) -> &'static str {
-    if target == "v5e" {
-        "exact"
-    } else {
-        "split"
+pub fn fold_for_target(target: Generation) -> &'static str {
+    match target {
+        Generation::V5e => "exact",
+        Generation::V6e | Generation::Tpu7x => "split",
     }
 }
 
@@ -517,7 +523,7 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<usize, Strin
         let last = chain.last().expect("chains are not empty");
         let body = last.shift.block().ok_or("an update outside a block")?;
         let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
-        redo_when_risen(body, &outputs, chain[0].m_in, lagged.limit)?;
+        redo_when_risen(body, &outputs, chain[0].m_in, lagged)?;
         lag(chain, sums);
     }
     Ok(chains.len())
@@ -589,8 +595,13 @@ fn lag(chain: &[Update], sums: &[OperationRef]) {
 
 /// Wraps `outputs` of `body` in `scf.if (some row of max - m0 > limit, or NaN) { the ops
 /// computing them, cloned } else { outputs }`, placed after the last of those ops; their
-/// later users take the choice.
-fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, limit: f64) -> Result<(), String> {
+/// later users take the choice. When those users are stores right after the ops (and
+/// `lagged_max.stores_in_branch`), the stores move into both branches instead and the
+/// `scf.if` yields nothing: libtpu copies
+/// the values a branch yields (the step's whole [D, rows] output) before the branch and
+/// spills them after it (MHA 8 x 8192 x 128 on v6e, 2048 x 2048 blocks: 1,042,934 static
+/// cycles yielding, 983,414 storing in the branches).
+fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, lagged_max: LaggedMax) -> Result<(), String> {
     let ops = block_ops(body);
     let mut slice: HashSet<*mut std::ffi::c_void> = HashSet::new();
     let mut stack: Vec<OperationRef> = outputs.iter().filter_map(|value| defining_op(*value)).collect();
@@ -610,7 +621,7 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
         .flat_map(|(index, value)| users(*value).into_iter().filter(|(user, _)| !in_slice(user)).map(move |(user, position)| (user, position, index)))
         .collect();
     let anchor = ops.iter().rev().find(|op| in_slice(op)).and_then(|op| op.next_in_block()).ok_or("the step's softmax ends its block")?;
-    let redo = risen(anchor, outputs[0], m0, limit)?;
+    let redo = risen(anchor, outputs[0], m0, lagged_max.limit)?;
 
     let location = anchor.location();
     let exact = Block::new(&[]);
@@ -622,22 +633,60 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
             renamed.insert(op.result(index).map_err(|e| e.to_string())?.to_raw().ptr, copy.result(index).map_err(|e| e.to_string())?.into());
         }
     }
-    let exact_outputs: Vec<Value> = outputs.iter().map(|value| renamed[&value.to_raw().ptr]).collect();
-    exact.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&exact_outputs).build().expect("scf.yield builds"));
     let lagged = Block::new(&[]);
-    lagged.append_operation(OperationBuilder::new("scf.yield", location).add_operands(outputs).build().expect("scf.yield builds"));
+    let stores = stores_from(anchor, &later_users).filter(|_| lagged_max.stores_in_branch);
+    for store in stores.iter().flatten() {
+        rename_operands(exact.append_operation(cloned(*store)), &renamed);
+        lagged.append_operation(cloned(*store));
+    }
+    let (exact_outputs, lagged_outputs): (Vec<Value>, &[Value]) = match stores {
+        Some(_) => (Vec::new(), &[]),
+        None => (outputs.iter().map(|value| renamed[&value.to_raw().ptr]).collect(), outputs),
+    };
+    exact.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&exact_outputs).build().expect("scf.yield builds"));
+    lagged.append_operation(OperationBuilder::new("scf.yield", location).add_operands(lagged_outputs).build().expect("scf.yield builds"));
     let regions = [exact, lagged].map(|block| {
         let region = Region::new();
         region.append_block(block);
         region
     });
-    let types: Vec<Type> = outputs.iter().map(|value| value.r#type()).collect();
+    let types: Vec<Type> = lagged_outputs.iter().map(|value| value.r#type()).collect();
     let choice = OperationBuilder::new("scf.if", location).add_operands(&[redo]).add_results(&types).add_regions(regions).build().map_err(|e| e.to_string())?;
     let choice = body.insert_operation_before(anchor, choice);
-    for (user, position, index) in later_users {
-        mutable(user).set_operand(position, choice.result(index).map_err(|e| e.to_string())?.into());
+    match stores {
+        // SAFETY: each store was cloned into both branches; nothing uses a store.
+        Some(stores) => stores.into_iter().for_each(|store| unsafe { mlir_sys::mlirOperationDestroy(store.to_raw()) }),
+        None => {
+            for (user, position, index) in later_users {
+                mutable(user).set_operand(position, choice.result(index).map_err(|e| e.to_string())?.into());
+            }
+        }
     }
     Ok(())
+}
+
+/// The stores among `later_users` (user, operand position, output index) in program
+/// order, if those users are all stores of an output (operand 0) and are the ops from
+/// `anchor` on, so that nothing reads or writes memory between the step's softmax and
+/// them.
+fn stores_from<'c, 'a>(anchor: OperationRef<'c, 'a>, later_users: &[(OperationRef<'c, 'a>, usize, usize)]) -> Option<Vec<OperationRef<'c, 'a>>> {
+    let mut stores: Vec<OperationRef> = Vec::new();
+    for (user, position, _) in later_users {
+        if *position != 0 || !matches!(op_name(*user).as_str(), "tpu.vector_store" | "vector.store") {
+            return None;
+        }
+        if !stores.contains(user) {
+            stores.push(*user);
+        }
+    }
+    let mut in_order = Vec::new();
+    let mut next = Some(anchor);
+    for _ in 0..stores.len() {
+        let op = next.filter(|op| stores.contains(op))?;
+        in_order.push(op);
+        next = op.next_in_block();
+    }
+    Some(in_order)
 }
 
 /// Before `anchor`: whether some row's max `m` exceeds `m0` by more than `limit`, or the

@@ -2,7 +2,9 @@
 //! `flywheel.gated_delta_kernel` (tile IR from `flywheel-tile`) with `stablehlo.custom_call @tpu_custom_call`, as Pallas calls Mosaic
 //! kernels: the kernel module serialized (generic form, `flywheel.matmul` as
 //! `tpu.matmul`, every op name under `stable_mosaic.`) and base64-encoded into the JSON
-//! `backend_config` with the op's flops, transcendentals and bytes as the cost estimate.
+//! `backend_config` with the op's flops, transcendentals and bytes as the cost estimate,
+//! and the op's `vmem_limit` (MiB, where `flywheel-tile` set one) as the scoped VMEM
+//! the kernel may use, written as Pallas writes `vmem_limit_bytes`.
 
 use crate::{
     hlo::HloBuilder,
@@ -72,6 +74,19 @@ pub fn lower_to_mosaic(root: OperationRef) -> bool {
     true
 }
 
+/// The backend config's entry that gives the kernel op's `vmem_limit` MiB of scoped VMEM
+/// (memory space 1), or none (libtpu's default) without one.
+fn scoped_vmem(op: OperationRef) -> Result<String, String> {
+    let Ok(attribute) = op.attribute("vmem_limit") else {
+        return Ok(String::new());
+    };
+    let mib = IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| "'vmem_limit' is not an integer")?;
+    if !(1..=1 << 20).contains(&mib) {
+        return Err(format!("'vmem_limit' must be from 1 to 1048576 MiB, not {mib}"));
+    }
+    Ok(format!(", \"scoped_memory_configs\": [{{\"memory_space\": 1, \"offset\": 0, \"size\": {}}}]", mib << 20))
+}
+
 /// The kernel module `op` names (a `builtin.module` directly in `root`).
 fn kernel_module<'c, 'a>(root: OperationRef<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<OperationRef<'c, 'a>, String> {
     let symbol = op.attribute("kernel").ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()).ok_or("no 'kernel' symbol")?.value().to_owned();
@@ -93,11 +108,12 @@ fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
         IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| format!("'{name}' is not an integer"))
     };
     let config = format!(
-        "{{\"custom_call_config\": {{\"body\": \"{}\", \"cost_estimate\": {{\"flops\": {}, \"transcendentals\": {}, \"bytes_accessed\": {}, \"remote_bytes_transferred\": 0}}, \"serialization_format\": 1, \"needs_layout_passes\": true}}}}",
+        "{{\"custom_call_config\": {{\"body\": \"{}\", \"cost_estimate\": {{\"flops\": {}, \"transcendentals\": {}, \"bytes_accessed\": {}, \"remote_bytes_transferred\": 0}}, \"serialization_format\": 1, \"needs_layout_passes\": true}}{}}}",
         base64::engine::general_purpose::STANDARD.encode(&body),
         cost("flops")?,
         cost("transcendentals")?,
-        cost("bytes_accessed")?
+        cost("bytes_accessed")?,
+        scoped_vmem(op)?
     );
     let b = HloBuilder::before(op);
     let context = op.context();

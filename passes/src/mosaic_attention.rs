@@ -50,6 +50,8 @@ pub struct KernelPlan {
     /// (free where Dv leaves the MXU half empty). Standard orientation, Dv a multiple of
     /// 128, key blocks of whole lane tiles.
     pub row_sum_on_mxu: bool,
+    /// The scoped VMEM (MiB) the kernel asks libtpu for; 0: libtpu's default.
+    pub vmem_limit: i64,
     /// Sub-blocks per key block, software-pipelined (1: none). Divides `block_kv` into
     /// whole lane tiles.
     pub key_splits: i64,

@@ -14,6 +14,17 @@ pub enum Generation {
     Tpu7x,
 }
 
+impl Generation {
+    /// The name a `target` option gives it (one of TARGETS).
+    pub fn name(self) -> &'static str {
+        match self {
+            Generation::V5e => "v5e",
+            Generation::V6e => "v6e",
+            Generation::Tpu7x => "tpu7x",
+        }
+    }
+}
+
 /// The type an option's value must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionKind {

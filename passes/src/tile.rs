@@ -11,7 +11,7 @@ use crate::{
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
     layout::{recorded, recorded_gated_delta},
-    tile_ir::{attention_ops, gated_delta_ops, top_module},
+    tile_ir::{attention_ops, gated_delta_ops, mutable, top_module},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     mosaic_gated_delta::{self, GatedDeltaPlan},
     options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
@@ -73,9 +73,9 @@ const MAX_STACKED_ROWS: i64 = 2048;
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
 /// On v6e, the most for a kernel with no mask or bias operand: steps of 2048 x 2048
-/// (half that with a band) fit the default 32 MiB of scoped VMEM and were the fastest
-/// measured (libtpu's static cycles, MHA 8 x 8192 x 128: transposed with the lagged max
-/// 1,042,934 against 1,126,852 at 1024 x 2048; standard 1,215,530 against 1,255,338 at
+/// (half that with a band) fit its VMEM (the transposed kernel with its `vmem_limit`,
+/// below) and were the fastest measured (libtpu's static cycles, MHA 8 x 8192 x 128:
+/// transposed with the lagged max 983,414 against 1,082,308 at 1024 x 2048; standard 1,215,530 against 1,255,338 at
 /// 2048 x 1024; causal GQA 16/2 x 8192 x 256, 2048 stacked rows: 2,148,476 with 1024
 /// keys a step against 2,635,100 with 512, and 2,322,812 with 2048).
 const V6E_SCORE_ELEMENTS: i64 = 2 * MAX_SCORE_ELEMENTS;
@@ -85,6 +85,21 @@ const V6E_SCORE_ELEMENTS: i64 = 2 * MAX_SCORE_ELEMENTS;
 /// 1024 x 2048 blocks (Mosaic: "65.52M of 63.94M") and fits at 2048 x 1024. (At 2048 tokens, one
 /// key step, 1024 x 2048 fits and is the faster: 72,728 static cycles against 80,308.)
 const TPU7X_TRANSPOSED_KEYS: i64 = 1024;
+
+/// The scoped VMEM (MiB) a kernel asks libtpu for, 0 for its default: 36 for a
+/// transposed kernel on v6e (the default is 32), whose 2048 x 2048 blocks need 32.41 MiB
+/// when the lagged max's redo branch stores the step's state itself (MHA 8 x 8192 x 128:
+/// 983,414 static cycles at 33 to 40 MiB). No more, and not for other kernels or
+/// targets: the limit also moves XLA's own buffers, and a whole program can then overflow
+/// VMEM (at 48 MiB MHA 8 x 8192 needed 128.41 of v6e's 127.94 MiB; causal GQA 32/8 x 8192,
+/// a standard kernel, 130.24 at 36; on tpu7x no one limit served MHA 8 at 2048, 4096 and
+/// 8192 tokens).
+fn scoped_vmem(generation: Generation, transposed: bool) -> i64 {
+    match generation {
+        Generation::V6e if transposed => 36,
+        _ => 0,
+    }
+}
 
 /// Block sizes (query, key) for plain and for causal attention.
 #[derive(Clone, Copy, Debug)]
@@ -112,12 +127,12 @@ fn create(options: &PassOptions) -> Pass {
         generation: options.generation("target"),
     };
     let remarks = options.bool("remarks");
-    let search = options.bool("auto-blocks").then(|| options.choice("target").to_owned());
+    let search = options.bool("auto-blocks");
     let kernel = GatedDeltaOptions {
         chunk: options.int("chunk"),
         heads: options.int("gdn-heads"),
-        stacked_rows: gated_delta_rows(options.choice("target")),
-        most_chunks_per_step: gated_delta_chunks(options.choice("target")),
+        stacked_rows: gated_delta_rows(blocks.generation),
+        most_chunks_per_step: gated_delta_chunks(blocks.generation),
         bf16x3: options.choice("gdn-precision") == "bf16x3",
         single_pass_products: options.bool("gdn-single-pass"),
         exp2_gates: options.bool("gdn-exp2"),
@@ -129,12 +144,12 @@ fn create(options: &PassOptions) -> Pass {
             _ => TokenMajor::All,
         },
     };
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search.as_deref(), remarks) && tile_gated_delta(op, kernel, remarks))
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search, remarks) && tile_gated_delta(op, kernel, remarks))
 }
 
-/// Tiles every attention under `root` the kernel serves, with `blocks`, or with the
-/// fastest candidate blocks on a target when `search` names one; false on an error.
-pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: bool) -> bool {
+/// Tiles every attention under `root` the kernel serves, with `blocks`, or with `search`
+/// the fastest candidate blocks on their generation; false on an error.
+pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> bool {
     if blocks.key_splits < 1 {
         emit_error(root.location(), &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits));
         return false;
@@ -144,8 +159,8 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
         let blocks = match search {
-            None => blocks,
-            Some(target) => match search_blocks(attention, target, blocks) {
+            false => blocks,
+            true => match search_blocks(attention, blocks) {
                 Ok((chosen, note)) => {
                     if remarks {
                         emit_remark(op.location(), &note);
@@ -155,7 +170,7 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
                 // Nothing to search: the op is kept below with the plan's own reason.
                 Err(None) => blocks,
                 Err(Some(SearchFailure::ProfilerAborted)) => {
-                    let message = format!("auto block search: libtpu's static profiler aborted on every candidate for {target}; the configured blocks are used");
+                    let message = format!("auto block search: libtpu's static profiler aborted on every candidate for {}; the configured blocks are used", blocks.generation.name());
                     emit(op.location(), Severity::Warning, &message);
                     blocks
                 }
@@ -189,10 +204,11 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: Option<&str>, remarks: b
     true
 }
 
-/// The fastest of the candidate blocks for `attention` on `target`, with a remark
+/// The fastest of the candidate blocks for `attention` on `blocks`' generation, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
-fn search_blocks(attention: AttentionOp, target: &str, blocks: Blocks) -> Result<(Blocks, String), Option<SearchFailure>> {
+fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, String), Option<SearchFailure>> {
     let Blocks { key_splits, generation, .. } = blocks;
+    let target = generation.name();
     let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
     // Candidates that give distinct plans after capping.
@@ -207,7 +223,7 @@ fn search_blocks(attention: AttentionOp, target: &str, blocks: Blocks) -> Result
     if candidates.is_empty() {
         return Err(None);
     }
-    let transforms = crate::tpu_pipeline::kernel_transforms(target, false);
+    let transforms = crate::tpu_pipeline::kernel_transforms(generation, false);
     let pipeline = |(q, k): (i64, i64)| {
         format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} target={target}}},{transforms},flywheel-lower-to-mosaic)")
     };
@@ -314,6 +330,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         key_splits: (1..=blocks.key_splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
+        vmem_limit: scoped_vmem(blocks.generation, transposed),
     };
     if plan.mask.is_some() && plan.band() != (None, None) {
         // A row the mask empties is uniform over all keys; with a band the kernel skips blocks.
@@ -383,6 +400,9 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         &format!("1, 1, 1, {}, {}", present(plan.mask.is_some()), present(plan.bias.is_some())),
         [plan.flops(), plan.transcendentals(), plan.bytes_accessed()],
     )?;
+    if plan.vmem_limit > 0 {
+        mutable(kernel).set_attribute("vmem_limit", b.attribute(&format!("{} : i64", plan.vmem_limit)));
+    }
     let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
     let output_axes = in_layout(&time, &q_heads, &value_dim);
     let result = op.result(0).map_err(|_| "no result")?.into();
@@ -459,11 +479,11 @@ pub enum TokenMajor {
 /// 8 key / 16 value heads, 8192 tokens, 818,729 against 861,259 with eight; 16 / 32 heads
 /// at 2048 tokens 457,875 against 478,257 (it compiles at 32768 tokens). tpu7x keeps 512:
 /// eight heads with four chunks a step already overflowed its 64 MiB of VMEM (below).
-fn gated_delta_rows(target: &str) -> i64 {
+fn gated_delta_rows(target: Generation) -> i64 {
     match target {
-        "v5e" => 256,
-        "v6e" => 1024,
-        _ => 512,
+        Generation::V5e => 256,
+        Generation::V6e => 1024,
+        Generation::Tpu7x => 512,
     }
 }
 
@@ -472,10 +492,10 @@ fn gated_delta_rows(target: &str) -> i64 {
 /// 2048 tokens (66.08M with XLA's own buffers, libtpu 0.0.50.1), two chunks fit, and on
 /// the 4 key / 8 value head slice at 2048 tokens they take 146,287 static cycles against
 /// 142,583 with four.
-fn gated_delta_chunks(target: &str) -> i64 {
+fn gated_delta_chunks(target: Generation) -> i64 {
     match target {
-        "tpu7x" => 2,
-        _ => 4,
+        Generation::Tpu7x => 2,
+        Generation::V5e | Generation::V6e => 4,
     }
 }
 

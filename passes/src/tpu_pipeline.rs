@@ -9,7 +9,7 @@
 //! plain StableHLO.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions, TARGETS},
+    options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
     registry::PipelineInfo,
 };
 
@@ -32,36 +32,39 @@ pub const PIPELINE: PipelineInfo = PipelineInfo {
 /// 512x1024, 91K at 512x2048, 94K at 1024x1024, 88K at 1024x2048, 88K at 2048x1024.
 /// Causal, on v6e: 107K at 512x512, 89K at 512x1024, 102K at 1024x512, 80K at 1024x1024,
 /// 123K at 2048x512. On v6e, whose VMEM takes twice the score tile without a mask or bias
-/// operand, plain 2048 x 2048 (the transposed kernel with the lagged max, MHA 8 x 8192: 1,042,934
-/// cycles against 1,126,852 at 1024 x 2048; 8 x 2048: 67,789 against 72,816).
+/// operand, plain 2048 x 2048 (the transposed kernel with the lagged max, MHA 8 x 8192: 983,414
+/// cycles against 1,082,308 at 1024 x 2048; 8 x 2048: 64,125 against 70,192).
 /// `flywheel-tile` caps them at the sequence lengths and at its VMEM budget.
-fn blocks(target: &str) -> ((i64, i64), (i64, i64)) {
+fn blocks(target: Generation) -> ((i64, i64), (i64, i64)) {
     match target {
-        "v6e" => ((2048, 2048), (1024, 1024)),
-        "v5e" | "tpu7x" => ((1024, 2048), (1024, 1024)),
-        _ => unreachable!("a checked choice"),
+        Generation::V6e => ((2048, 2048), (1024, 1024)),
+        Generation::V5e | Generation::Tpu7x => ((1024, 2048), (1024, 1024)),
     }
 }
 
 fn expand(options: &PassOptions) -> String {
     let remarks = options.bool("remarks");
-    let (target, auto_blocks) = (options.choice("target"), options.bool("auto-blocks"));
-    let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(target);
+    let (generation, auto_blocks) = (options.generation("target"), options.bool("auto-blocks"));
+    let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(generation);
+    let target = generation.name();
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} key-splits=2 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
          flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
-        kernel_transforms(target, remarks)
+        kernel_transforms(generation, remarks)
     )
 }
 
 /// The passes `flywheel-tpu` runs on a tiled attention kernel for `target`, which
 /// `flywheel-tile`'s block search also runs on each candidate: the softmax rewrites (the
-/// lagged max where the layout chose the transposed orientation) and pipelining.
-pub fn kernel_transforms(target: &str, remarks: bool) -> String {
+/// lagged max where the layout chose the transposed orientation) and pipelining. On
+/// tpu7x the redo branch yields the step's state: storing it in the branch takes VMEM its
+/// transposed kernel at 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.49M of 63.94M).
+pub fn kernel_transforms(target: Generation, remarks: bool) -> String {
     let fold = crate::exp_softmax::fold_for_target(target);
-    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
+    let redo_stores = target != Generation::Tpu7x;
+    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
 }
 
 #[cfg(test)]
@@ -74,9 +77,9 @@ mod tests {
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
         assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
-        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed redo-stores=true remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
-        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split lagged-max=transposed remarks=false}"));
+        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split lagged-max=transposed redo-stores=false remarks=false}"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
