@@ -597,10 +597,10 @@ fn lag(chain: &[Update], sums: &[OperationRef]) {
 /// computing them, cloned } else { outputs }`, placed after the last of those ops; their
 /// later users take the choice. When those users are stores right after the ops (and
 /// `lagged_max.stores_in_branch`), the stores move into both branches instead and the
-/// `scf.if` yields nothing: libtpu copies
-/// the values a branch yields (the step's whole [D, rows] output) before the branch and
-/// spills them after it (MHA 8 x 8192 x 128 on v6e, 2048 x 2048 blocks: 1,042,934 static
-/// cycles yielding, 983,414 storing in the branches).
+/// `scf.if` yields nothing: libtpu copies the values a branch yields (the step's whole
+/// [D, rows] output) before the branch and spills them after it (MHA 8 x 8192 x 128 on
+/// v6e, 2048 x 2048 blocks: 1,042,934 static cycles yielding, 983,414 storing in the
+/// branches).
 fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, lagged_max: LaggedMax) -> Result<(), String> {
     let ops = block_ops(body);
     let mut slice: HashSet<*mut std::ffi::c_void> = HashSet::new();

@@ -77,14 +77,20 @@ pub fn lower_to_mosaic(root: OperationRef) -> bool {
 /// The backend config's entry that gives the kernel op's `vmem_limit` MiB of scoped VMEM
 /// (memory space 1), or none (libtpu's default) without one.
 fn scoped_vmem(op: OperationRef) -> Result<String, String> {
-    let Ok(attribute) = op.attribute("vmem_limit") else {
+    if op.attribute("vmem_limit").is_err() {
         return Ok(String::new());
-    };
-    let mib = IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| "'vmem_limit' is not an integer")?;
+    }
+    let mib = integer(op, "vmem_limit")?;
     if !(1..=1 << 20).contains(&mib) {
         return Err(format!("'vmem_limit' must be from 1 to 1048576 MiB, not {mib}"));
     }
     Ok(format!(", \"scoped_memory_configs\": [{{\"memory_space\": 1, \"offset\": 0, \"size\": {}}}]", mib << 20))
+}
+
+/// The integer attribute `name` of `op`.
+fn integer(op: OperationRef, name: &str) -> Result<i64, String> {
+    let attribute = op.attribute(name).map_err(|_| format!("no '{name}'"))?;
+    IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| format!("'{name}' is not an integer"))
 }
 
 /// The kernel module `op` names (a `builtin.module` directly in `root`).
@@ -103,10 +109,7 @@ fn kernel_module<'c, 'a>(root: OperationRef<'c, 'a>, op: OperationRef<'c, 'a>) -
 
 fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
     let body = serialize(module)?;
-    let cost = |name: &str| -> Result<i64, String> {
-        let attribute = op.attribute(name).map_err(|_| format!("no '{name}'"))?;
-        IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| format!("'{name}' is not an integer"))
-    };
+    let cost = |name: &str| integer(op, name);
     let config = format!(
         "{{\"custom_call_config\": {{\"body\": \"{}\", \"cost_estimate\": {{\"flops\": {}, \"transcendentals\": {}, \"bytes_accessed\": {}, \"remote_bytes_transferred\": 0}}, \"serialization_format\": 1, \"needs_layout_passes\": true}}{}}}",
         base64::engine::general_purpose::STANDARD.encode(&body),

@@ -15,6 +15,8 @@ pub enum Generation {
 }
 
 impl Generation {
+    const ALL: [Generation; 3] = [Generation::V5e, Generation::V6e, Generation::Tpu7x];
+
     /// The name a `target` option gives it (one of TARGETS).
     pub fn name(self) -> &'static str {
         match self {
@@ -117,11 +119,8 @@ impl PassOptions {
 
     /// The generation a choice of TARGETS names.
     pub fn generation(&self, name: &str) -> Generation {
-        match self.raw(name) {
-            "v5e" => Generation::V5e,
-            "tpu7x" => Generation::Tpu7x,
-            _ => Generation::V6e,
-        }
+        let raw = self.raw(name);
+        Generation::ALL.into_iter().find(|generation| generation.name() == raw).unwrap_or(Generation::V6e)
     }
 }
 

@@ -158,9 +158,8 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> 
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
         let op = unsafe { OperationRef::from_raw(raw) };
         let attention = AttentionOp::from_operation(op).expect("collected as attention");
-        let blocks = match search {
-            false => blocks,
-            true => match search_blocks(attention, blocks) {
+        let blocks = if search {
+            match search_blocks(attention, blocks) {
                 Ok((chosen, note)) => {
                     if remarks {
                         emit_remark(op.location(), &note);
@@ -178,7 +177,9 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> 
                     emit_error(op.location(), &format!("'flywheel.attention' op: auto block search failed: {message}"));
                     return false;
                 }
-            },
+            }
+        } else {
+            blocks
         };
         match plan(attention, blocks) {
             Ok(plan) => {
