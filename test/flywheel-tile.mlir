@@ -68,16 +68,19 @@
 // LANES-128: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 128x128, transposed orientation
 // On tpu7x (half v6e's VMEM) a transposed kernel whose keys take several steps takes
 // 1024 keys per step and twice the queries; a standard kernel, v6e, or keys in one step
-// keep the blocks asked for. The transposed kernels on v6e ask libtpu for more scoped
-// VMEM than its default (vmem_limit, MiB, which flywheel-lower-to-mosaic writes into the
-// call); the others do not.
+// keep the blocks asked for. A transposed kernel on v6e whose score tile is past 2M
+// elements asks libtpu for more scoped VMEM than its default (vmem_limit, MiB, which
+// flywheel-lower-to-mosaic writes into the call); the others do not.
 // RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir > %t.4096.mlir
 // RUN: flywheel-opt %t.4096.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' 2>&1 | FileCheck %s --check-prefix=TPU7X-TRANSPOSED
 // TPU7X-TRANSPOSED: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, transposed orientation
 // TPU7X-TRANSPOSED-NOT: vmem_limit
 // RUN: flywheel-opt %t.4096.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=v6e remarks=true})' 2>&1 | FileCheck %s --check-prefix=V6E-TRANSPOSED
 // V6E-TRANSPOSED: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, transposed orientation
-// V6E-TRANSPOSED: "flywheel.attention_kernel"{{.*}}, vmem_limit = 36 : i64}
+// V6E-TRANSPOSED-NOT: vmem_limit
+// RUN: flywheel-opt %t.4096.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=2048 target=v6e remarks=true})' 2>&1 | FileCheck %s --check-prefix=V6E-TRANSPOSED-4M
+// V6E-TRANSPOSED-4M: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 2048x2048, transposed orientation
+// V6E-TRANSPOSED-4M: "flywheel.attention_kernel"{{.*}}, vmem_limit = 36 : i64}
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 | FileCheck %s --check-prefix=TPU7X-STANDARD
 // TPU7X-STANDARD: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, standard orientation
 // TPU7X-STANDARD-NOT: vmem_limit
@@ -89,6 +92,11 @@
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='block-q=2048 block-kv=2048 target=v6e remarks=true' 2>&1 | FileCheck %s --check-prefix=V6E-BUDGET
 // V6E-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 2048x2048, standard orientation
 // V6E-BUDGET-NOT: vmem_limit
+// The transposed kernel at head dim 256 keeps 2M elements on v6e too, by taking fewer
+// queries.
+// RUN: sed 's/x128xbf16/x256xbf16/g' %t.4096.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=2048 block-kv=2048 target=v6e remarks=true})' 2>&1 | FileCheck %s --check-prefix=V6E-TRANSPOSED-D256
+// V6E-TRANSPOSED-D256: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, transposed orientation
+// V6E-TRANSPOSED-D256-NOT: vmem_limit
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='block-q=2048 block-kv=2048 target=v5e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V5E-BUDGET
 // V5E-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, standard orientation
 // RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=v6e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V6E-CAUSAL-BUDGET

@@ -15,18 +15,25 @@
 // RUN: flywheel compile --target tpu7x %t.tpu7x.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // COMPILE: compiled
 
-// Attention without causality at head dim 128 takes the transposed orientation with the
+// Attention without a band at head dim 128 takes the transposed orientation with the
 // lagged max on v6e and tpu7x (v5e keeps the standard one); it compiles and matches the
 // reference lowering on the CPU plugin.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.transposed.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' -o %t.transposed.tpu7x.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
 // TRANSPOSED: remark: layouts: transposed orientation
-// TRANSPOSED: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64
+// TRANSPOSED: remark: @flywheel_kernel_0: {{.*}}; {{[0-9]+}} step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64
 // RUN: flywheel compile --target v6e %t.transposed.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.transposed.tpu7x.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir
 // RUN: flywheel check %t.reference.mlir %t.transposed.mlir | FileCheck %s --check-prefix=CHECKED
 // CHECKED: check: passed (1 outputs within tolerance)
+// Causal attention at head dim 128 takes it on v6e too; tpu7x keeps the standard one.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.causal.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
+// RUN: flywheel compile --target v6e %t.causal.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-lower-to-stablehlo -o %t.causal.reference.mlir
+// RUN: flywheel check %t.causal.reference.mlir %t.causal.mlir | FileCheck %s --check-prefix=CHECKED
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=CAUSAL-TPU7X
+// CAUSAL-TPU7X: remark: layouts: standard orientation, row sum on the VPU (auto orientation: causality keeps the standard orientation off v6e;
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=V5E
 // V5E: remark: layouts: standard orientation, row sum on the VPU (auto orientation: transposed on v6e and tpu7x only;
 // V5E: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed (lagged-max=transposed)

@@ -188,19 +188,26 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
 }
 
 /// Why the auto orientation keeps an attention standard, if it does: the transposed
-/// kernel with the lagged max was measured faster only on v6e and tpu7x, without a band,
-/// at head dim 128.
+/// kernel with the lagged max was measured faster on v6e and tpu7x at head dims 128 and
+/// 256, and with causality on v6e at 128 (libtpu's static profile aborts on the causal
+/// transposed kernel on tpu7x, and on v6e at 256); a window is unmeasured.
 fn auto_orientation_miss(attention: AttentionOp, value_dim: Option<i64>, generation: Generation) -> Option<String> {
     if generation == Generation::V5e {
         return Some("transposed on v6e and tpu7x only".to_owned());
     }
-    if attention.causal().unwrap_or(true) || attention.window().map_or(true, |window| window.is_some()) {
-        return Some("causality or a window keeps the standard orientation".to_owned());
+    if attention.window().map_or(true, |window| window.is_some()) {
+        return Some("a window keeps the standard orientation".to_owned());
     }
     let head_dim = head_dim(attention, attention.q());
+    let causal = attention.causal().unwrap_or(true);
     match (head_dim, value_dim) {
+        (Some(128), Some(128)) if causal && generation != Generation::V6e => {
+            Some("causality keeps the standard orientation off v6e".to_owned())
+        }
         (Some(128), Some(128)) => None,
-        _ => Some(format!("transposed at head dim 128 only, not {}/{}", shown(head_dim), shown(value_dim))),
+        (Some(256), Some(256)) if causal => Some("causality keeps the standard orientation at head dim 256".to_owned()),
+        (Some(256), Some(256)) => None,
+        _ => Some(format!("transposed at head dims 128 and 256 only, not {}/{}", shown(head_dim), shown(value_dim))),
     }
 }
 

@@ -72,7 +72,8 @@ const MAX_STACKED_ROWS: i64 = 2048;
 /// The most elements of one grid step's score tile.
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
 
-/// On v6e, the most for a kernel with no mask or bias operand: steps of 2048 x 2048
+/// On v6e, the most for a kernel with no mask or bias operand, unless transposed at a
+/// head dim past 128 (2048 x 2048 blocks at 256 did not fit in 33 to 48 MiB): steps of 2048 x 2048
 /// (half that with a band) fit its VMEM (the transposed kernel with its `vmem_limit`,
 /// below) and were the fastest measured (libtpu's static cycles, MHA 8 x 8192 x 128:
 /// transposed with the lagged max 983,414 against 1,082,308 at 1024 x 2048; standard 1,215,530 against 1,255,338 at
@@ -87,16 +88,17 @@ const V6E_SCORE_ELEMENTS: i64 = 2 * MAX_SCORE_ELEMENTS;
 const TPU7X_TRANSPOSED_KEYS: i64 = 1024;
 
 /// The scoped VMEM (MiB) a kernel asks libtpu for, 0 for its default: 36 for a
-/// transposed kernel on v6e (the default is 32), whose 2048 x 2048 blocks need 32.41 MiB
-/// when the lagged max's redo branch stores the step's state itself (MHA 8 x 8192 x 128:
-/// 983,414 static cycles at 33 to 40 MiB). No more, and not for other kernels or
-/// targets: the limit also moves XLA's own buffers, and a whole program can then overflow
-/// VMEM (at 48 MiB MHA 8 x 8192 needed 128.41 of v6e's 127.94 MiB; causal GQA 32/8 x 8192,
-/// a standard kernel, 130.24 at 36; on tpu7x no one limit served MHA 8 at 2048, 4096 and
-/// 8192 tokens).
-fn scoped_vmem(generation: Generation, transposed: bool) -> i64 {
+/// transposed kernel on v6e with a score tile past MAX_SCORE_ELEMENTS (the default is 32),
+/// whose 2048 x 2048 blocks need 32.41 MiB when the lagged max's redo branch stores the
+/// step's state itself (MHA 8 x 8192 x 128: 983,414 static cycles at 33 to 40 MiB;
+/// 1024 x 2048 blocks at head dim 256 take the same cycles at 32 and 36). No more, and
+/// not for other kernels or targets: the limit also moves XLA's own buffers, and a whole
+/// program can then overflow VMEM (at 48 MiB MHA 8 x 8192 needed 128.41 of v6e's 127.94
+/// MiB; causal GQA 32/8 x 8192 at 36, 130.24 standard and 133.16 transposed; on tpu7x no
+/// one limit served MHA 8 at 2048, 4096 and 8192 tokens).
+fn scoped_vmem(generation: Generation, transposed: bool, score_elements: i64) -> i64 {
     match generation {
-        Generation::V6e if transposed => 36,
+        Generation::V6e if transposed && score_elements > MAX_SCORE_ELEMENTS => 36,
         _ => 0,
     }
 }
@@ -292,8 +294,16 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     let group = attention.q_heads()? / attention.kv_heads()?.max(1);
     let block_q = block_q.min((MAX_STACKED_ROWS / group / 8).max(1) * 8);
     let banded = attention.causal()? || attention.window()?.is_some();
-    let budget = if blocks.generation == Generation::V6e && mask.is_none() && bias.is_none() { V6E_SCORE_ELEMENTS } else { MAX_SCORE_ELEMENTS };
+    let wide_heads = at(&q, Role::HeadDim) > 128 || at(&v, Role::HeadDim) > 128;
+    let budget = if blocks.generation == Generation::V6e && mask.is_none() && bias.is_none() && !(transposed && wide_heads) {
+        V6E_SCORE_ELEMENTS
+    } else {
+        MAX_SCORE_ELEMENTS
+    };
     let budget = if banded { budget / 2 } else { budget };
+    // The transposed kernel keeps its keys and takes fewer queries (MHA 8 x 8192 x 256 on
+    // v6e: 1,487,160 static cycles at 1024 x 2048, 1,506,552 at 2048 x 1024).
+    let block_q = if transposed { block_q.min((budget / block_kv / group / 8).max(1) * 8) } else { block_q };
     let block_kv = block_kv.min((budget / (block_q * group) / 128).max(1) * 128);
     // A block spans the whole sequence or a multiple of 8 rows (the TPU's sublanes); a
     // sequence it does not divide is padded at the end to whole blocks. A short sequence
@@ -331,7 +341,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         key_splits: (1..=blocks.key_splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
-        vmem_limit: scoped_vmem(blocks.generation, transposed),
+        vmem_limit: scoped_vmem(blocks.generation, transposed, block_q * group * block_kv),
     };
     if plan.mask.is_some() && plan.band() != (None, None) {
         // A row the mask empties is uniform over all keys; with a band the kernel skips blocks.

@@ -80,7 +80,7 @@ const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
     ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
     ("all_lagged_max", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
     ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
-    // flywheel-tpu's choice on v6e: transposed and lagged where no band, mask or bias is
+    // flywheel-tpu's choice on v6e: transposed and lagged where no window, mask or bias is
     // and the head dim is 128, standard and unlagged elsewhere.
     ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline,"),
 ];
@@ -146,9 +146,9 @@ pub fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
 fn check_kernel(config: &Config, before: &str, key_splits: i64, transforms: &str) -> Result<(), Failed> {
     let source = module(config);
     let (plain, causal) = config.key_blocks;
-    // The transposed orientation runs key blocks along the lanes, which take whole lane
-    // tiles (flywheel-tile keeps the op otherwise).
-    let causal = if before.contains("orientation=transposed") { causal.max(128) } else { causal };
+    // The transposed orientation (asked for, or chosen by auto) runs key blocks along the
+    // lanes, which take whole lane tiles (flywheel-tile keeps the op otherwise).
+    let causal = if before.contains("orientation=") { causal.max(128) } else { causal };
     let pipeline = format!(
         "pass-pipeline=builtin.module({before}flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal} key-splits={key_splits}}},{transforms}flywheel-lower-to-mosaic)"
     );
