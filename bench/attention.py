@@ -358,7 +358,14 @@ def markdown(targets):
     header = " | ".join(f"{t} cycles | {t} eff." for t in targets)
     print(f"| kernel | config | shape | {header} | FlyWheel speed-up {' / '.join(targets)} |")
     print("| --- | --- | --- |" + " ---: |" * (2 * len(targets) + 1))
-    for kernel, shape in dict.fromkeys((r["kernel"], r["shape"]) for r in rows):
+    # Shapes in SHAPES' order (`all` first), kernels in KERNEL_NAMES' order: the table does
+    # not depend on which shapes a run with --only rewrote last.
+    shape_order = list(dict.fromkeys(shape[0] for group in ("all", "quick", "ablation") for shape in SHAPES[group]))
+    kernel_order = list(KERNEL_NAMES)
+    position = lambda key, order: order.index(key) if key in order else len(order)
+    groups = sorted(dict.fromkeys((r["kernel"], r["shape"]) for r in rows),
+                    key=lambda group: (position(group[1], shape_order), position(group[0], kernel_order)))
+    for kernel, shape in groups:
         by_target = {r["target"]: r for r in rows if (r["kernel"], r["shape"]) == (kernel, shape)}
         present = [by_target.get(t) for t in targets]
         configs = {t: r["config"] for t, r in zip(targets, present) if r and r["config"]}
