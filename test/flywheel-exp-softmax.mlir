@@ -60,6 +60,22 @@
 // SPLIT-D256: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: Q is bf16, the scale 0.180336{{[0-9]*}} is not a power of two, and two parts of head dim 256 would not fit one pass of the 256-deep MXU;
 // SPLIT-D256-NOT: vector<256x512xbf16>
 
+// fold-scale=split-unbanded (flywheel-tpu's on tpu7x, whose static profile aborts on a
+// banded kernel with the split): split where no causal or window band masks the scores,
+// exact where one does, so a bf16 Q keeps its unfolded scale there.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=split-unbanded remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=UNBANDED
+// UNBANDED: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale folded into Q as two bf16 parts;
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=split-unbanded remarks=true})' 2>&1 | FileCheck %s --check-prefix=BANDED
+// RUN: sed 's/kv_heads = 2}/kv_heads = 2, window = array<i64: 100, 0>}/' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=split-unbanded remarks=true})' 2>&1 | FileCheck %s --check-prefix=BANDED
+// BANDED: remark: @flywheel_kernel_0: scores in base 2 (scale x log2(e), exp2); score scale not folded: a banded kernel folds only exactly: Q is bf16 and the scale 0.180336{{[0-9]*}} is not a power of two
+// BANDED-NOT: "tpu.concatenate"({{.*}}xbf16>
+// A near miss: padded keys are masked by comparing key positions with a constant, not
+// with query positions; that kernel is not banded and splits.
+// RUN: sed 's/x256x/x200x/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{fold-scale=split-unbanded remarks=true})' -o %t.padded.mlir 2>&1 | FileCheck %s --check-prefix=PADDED
+// PADDED: remark: @flywheel_kernel_0: {{.*}}; score scale folded into Q as two bf16 parts;
+// RUN: FileCheck %s --check-prefix=PADDED-MASK < %t.padded.mlir
+// PADDED-MASK: "arith.cmpi"({{.*}}) <{predicate = 3 : i64}> : (vector<{{.*}}xi32>, vector<{{.*}}xi32>) -> vector<{{.*}}xi1>
+
 // With head dim 256 the sum is tiled across two lane tiles: one reciprocal of the
 // lane-replicated sums, tiled, then a multiply.
 // RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile,flywheel-exp-softmax{exp2=false fold-scale=never remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILED

@@ -75,18 +75,16 @@
 // NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x4, query group 1, blocks 256x64, standard orientation, row sum on the VPU, 1 key sub-block(s))
 
 // orientation=auto (flywheel-tpu's): transposed where, with the lagged max, libtpu's
-// cycles favour it — v6e and tpu7x, no band, head dim 128 or 256; causal on v6e at
-// 128 ...
+// cycles favour it — v6e and tpu7x, no window, head dim 128 or 256, causal at 128 ...
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-layout='orientation=auto remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-layout='orientation=auto target=tpu7x remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout='orientation=auto target=v6e remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout='orientation=auto target=tpu7x remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
 // RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --flywheel-layout='orientation=auto target=tpu7x remarks=true' 2>&1 | FileCheck %s --check-prefix=AUTO
 // AUTO: remark: layouts: transposed orientation, row sum on the VPU (the transposed kernel sums across sublanes)
 // AUTO: "flywheel.attention"({{.*}}flywheel.orientation = "transposed", flywheel.row_sum = "vpu"
-// ... and near misses, kept standard: causality on tpu7x or at head dim 256, a window,
-// head dim 64, v5e, a mask.
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-layout='orientation=auto target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-CAUSAL
-// AUTO-CAUSAL: remark: layouts: standard orientation, row sum on the VPU (auto orientation: causality keeps the standard orientation off v6e; auto row sum: the MXU sum pays off on v6e only)
+// ... and near misses, kept standard: causality at head dim 256, a window, head dim 64,
+// v5e, a mask.
 // RUN: sed 's/kv_heads = 2}/kv_heads = 2, window = array<i64: 100, 0>}/' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout='orientation=auto remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-WINDOW
 // AUTO-WINDOW: remark: layouts: standard orientation, row sum on the MXU (auto orientation: a window keeps the standard orientation)
 // RUN: sed 's/x128xbf16/x256xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout='orientation=auto remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO-D256

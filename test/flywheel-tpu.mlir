@@ -27,13 +27,19 @@
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir
 // RUN: flywheel check %t.reference.mlir %t.transposed.mlir | FileCheck %s --check-prefix=CHECKED
 // CHECKED: check: passed (1 outputs within tolerance)
-// Causal attention at head dim 128 takes it on v6e too; tpu7x keeps the standard one.
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.causal.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
+// Causal attention at head dim 128 takes it too; on tpu7x its banded kernel folds the
+// score scale only exactly (v6e splits a bf16 Q times it in two parts).
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.causal.mlir 2>&1 | FileCheck %s --check-prefix=CAUSAL-V6E
+// CAUSAL-V6E: remark: layouts: transposed orientation
+// CAUSAL-V6E: remark: @flywheel_kernel_0: {{.*}}; score scale folded into Q as two bf16 parts; {{.*}} step(s) exponentiated by their incoming max
 // RUN: flywheel compile --target v6e %t.causal.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-lower-to-stablehlo -o %t.causal.reference.mlir
 // RUN: flywheel check %t.causal.reference.mlir %t.causal.mlir | FileCheck %s --check-prefix=CHECKED
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=CAUSAL-TPU7X
-// CAUSAL-TPU7X: remark: layouts: standard orientation, row sum on the VPU (auto orientation: causality keeps the standard orientation off v6e;
+// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' -o %t.causal.tpu7x.mlir 2>&1 | FileCheck %s --check-prefix=CAUSAL-TPU7X
+// CAUSAL-TPU7X: remark: layouts: transposed orientation
+// CAUSAL-TPU7X: remark: @flywheel_kernel_0: {{.*}}; score scale not folded: a banded kernel folds only exactly: Q is bf16 {{.*}} step(s) exponentiated by their incoming max
+// RUN: flywheel compile --target tpu7x %t.causal.tpu7x.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel check %t.causal.reference.mlir %t.causal.tpu7x.mlir | FileCheck %s --check-prefix=CHECKED
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=V5E
 // V5E: remark: layouts: standard orientation, row sum on the VPU (auto orientation: transposed on v6e and tpu7x only;
 // V5E: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed (lagged-max=transposed)

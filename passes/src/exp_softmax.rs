@@ -11,7 +11,9 @@
 //!   when nothing rounds: Q in f32, or a power-of-two scale. `always` also rounds a bf16
 //!   Q times the scale to bf16, as Pallas' flash attention does; that costs accuracy on
 //!   large logits (a JAX bf16 transformer block: relative L2 4.9e-2 against the original
-//!   with exp2, 2.4e-3 without the fold).
+//!   with exp2, 2.4e-3 without the fold). `split` also keeps a bf16 Q exact, as two bf16
+//!   parts side by side in the contraction; `split-unbanded` splits only in kernels
+//!   without a causal or window band and folds those as `exact` does.
 //! - `reciprocal`: the final normalization is one reciprocal per row (per lane-replicated
 //!   row) and a multiply, not a divide per output element.
 //! - `conditional-rescale` (off by default): the running output and sum are rescaled by
@@ -56,7 +58,7 @@ static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "exp2", kind: OptionKind::Bool, default: "true", help: "Scores in base 2: scale x log2(e), exp2 for exp" },
-    OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); always (Q times the scale rounded to bf16); or never" },
+    OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "split-unbanded", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); split-unbanded (split in kernels without a causal or window band, exact in those with one); always (Q times the scale rounded to bf16); or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
     OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
@@ -102,6 +104,8 @@ pub struct LaggedMax {
 pub enum Fold {
     Exact,
     Split,
+    /// `Split` in kernels without a causal or window band, `Exact` in those with one.
+    SplitUnbanded,
     Always,
     Never,
 }
@@ -110,6 +114,7 @@ fn create(options: &PassOptions) -> Pass {
     let fold_scale = match options.choice("fold-scale") {
         "always" => Fold::Always,
         "split" => Fold::Split,
+        "split-unbanded" => Fold::SplitUnbanded,
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
@@ -139,9 +144,14 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
             });
         }
         if rewrites.fold_scale != Fold::Never {
-            notes.push(match fold_scale(kernel, rewrites.fold_scale) {
+            let (fold, why) = match rewrites.fold_scale {
+                Fold::SplitUnbanded if banded(kernel) => (Fold::Exact, "a banded kernel folds only exactly: "),
+                Fold::SplitUnbanded => (Fold::Split, ""),
+                fold => (fold, ""),
+            };
+            notes.push(match fold_scale(kernel, fold) {
                 Ok(done) => done.to_owned(),
-                Err(reason) => format!("score scale not folded: {reason}"),
+                Err(reason) => format!("score scale not folded: {why}{reason}"),
             });
         }
         if rewrites.reciprocal {
@@ -256,18 +266,35 @@ fn fold_scale(kernel: OperationRef, when: Fold) -> Result<&'static str, String> 
     Ok(if split_qs.is_empty() { "score scale folded into Q" } else { "score scale folded into Q as two bf16 parts" })
 }
 
+/// Whether the kernel masks a band: some comparison of two vectors that both count
+/// positions (`tpu.iota`), a query's against a key's, as causal and window masks are
+/// (padded keys compare a key position with a constant).
+fn banded(kernel: OperationRef) -> bool {
+    fn counts_positions(value: Value) -> bool {
+        defining_op(value).is_some_and(|op| match op_name(op).as_str() {
+            "tpu.iota" => true,
+            "arith.addi" | "arith.subi" | "arith.divsi" => op.operands().any(counts_positions),
+            _ => false,
+        })
+    }
+    ops_named(kernel, "arith.cmpi").into_iter().any(|cmpi| cmpi.operands().all(counts_positions))
+}
+
 /// The contraction depth the v6e and tpu7x MXUs take in one pass.
 const MXU_DEPTH: usize = 256;
 
 /// The `fold-scale` FlyWheel's chain uses on `target`: `split` where the MXU is 256 deep
 /// (v6e, tpu7x: at head dim 128 the split rides in the contraction's empty half; MHA 8 x
-/// 2048 x 128, static cycles: v6e 87,931 -> 82,395, tpu7x 94,424 -> 87,544), `exact` on
-/// v5e, whose 128-deep MXU would take a second pass (and whose static profile aborts on
-/// the split's bf16 ops, so it is unmeasured).
+/// 2048 x 128, static cycles: v6e 87,931 -> 82,395, tpu7x 94,424 -> 87,544), except in
+/// tpu7x's banded kernels, where libtpu 0.0.50.1's static profile aborts on it ("Cannot
+/// schedule FIFO push"; causal GQA 32/8 x 8192 with the exact fold: 3,636,701 cycles
+/// transposed); `exact` on v5e, whose 128-deep MXU would take a second pass (and whose
+/// static profile aborts on the split's bf16 ops, so it is unmeasured).
 pub fn fold_for_target(target: Generation) -> &'static str {
     match target {
         Generation::V5e => "exact",
-        Generation::V6e | Generation::Tpu7x => "split",
+        Generation::V6e => "split",
+        Generation::Tpu7x => "split-unbanded",
     }
 }
 

@@ -41,6 +41,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step for causal attention" },
     OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
     OptionSpec { name: "key-splits", kind: OptionKind::Int, default: "1", help: "Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps them); lowered to the most that leave whole 128-key lane tiles" },
+    OptionSpec { name: "transposed-key-splits", kind: OptionKind::Int, default: "0", help: "key-splits for kernels in the transposed orientation (0: key-splits)" },
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
@@ -108,16 +109,18 @@ fn scoped_vmem(generation: Generation, transposed: bool, score_elements: i64) ->
 pub struct Blocks {
     pub plain: (i64, i64),
     pub causal: (i64, i64),
-    /// Sub-blocks per key block.
+    /// Sub-blocks per key block in the standard orientation.
     pub key_splits: i64,
+    /// Sub-blocks per key block in the transposed orientation.
+    pub transposed_key_splits: i64,
     /// The generation the kernel is for: what fits its VMEM differs.
     pub generation: Generation,
 }
 
 impl Blocks {
-    /// The same blocks for plain and causal attention.
-    fn both(blocks: (i64, i64), key_splits: i64, generation: Generation) -> Blocks {
-        Blocks { plain: blocks, causal: blocks, key_splits, generation }
+    /// These options with the same blocks for plain and causal attention.
+    fn with_both(self, blocks: (i64, i64)) -> Blocks {
+        Blocks { plain: blocks, causal: blocks, ..self }
     }
 }
 
@@ -126,6 +129,10 @@ fn create(options: &PassOptions) -> Pass {
         plain: (options.int("block-q"), options.int("block-kv")),
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
         key_splits: options.int("key-splits"),
+        transposed_key_splits: match options.int("transposed-key-splits") {
+            0 => options.int("key-splits"),
+            splits => splits,
+        },
         generation: options.generation("target"),
     };
     let remarks = options.bool("remarks");
@@ -152,9 +159,11 @@ fn create(options: &PassOptions) -> Pass {
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with `search`
 /// the fastest candidate blocks on their generation; false on an error.
 pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> bool {
-    if blocks.key_splits < 1 {
-        emit_error(root.location(), &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits));
-        return false;
+    for (option, splits) in [("key-splits", blocks.key_splits), ("transposed-key-splits", blocks.transposed_key_splits)] {
+        if splits < 1 {
+            emit_error(root.location(), &format!("flywheel-tile: {option} must be at least 1, not {splits}"));
+            return false;
+        }
     }
     for raw in attention_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
@@ -210,14 +219,14 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> 
 /// The fastest of the candidate blocks for `attention` on `blocks`' generation, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
 fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, String), Option<SearchFailure>> {
-    let Blocks { key_splits, generation, .. } = blocks;
+    let Blocks { key_splits, transposed_key_splits, generation, .. } = blocks;
     let target = generation.name();
     let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
     // Candidates that give distinct plans after capping.
     let mut candidates: Vec<(i64, i64)> = Vec::new();
     for &(q, k) in given {
-        if let Ok(plan) = plan(attention, Blocks::both((q, k), key_splits, generation)) {
+        if let Ok(plan) = plan(attention, blocks.with_both((q, k))) {
             if !candidates.contains(&(plan.block_q, plan.block_kv)) {
                 candidates.push((plan.block_q, plan.block_kv));
             }
@@ -228,7 +237,7 @@ fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, Stri
     }
     let transforms = crate::tpu_pipeline::kernel_transforms(generation, false);
     let pipeline = |(q, k): (i64, i64)| {
-        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} target={target}}},{transforms},flywheel-lower-to-mosaic)")
+        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} transposed-key-splits={transposed_key_splits} target={target}}},{transforms},flywheel-lower-to-mosaic)")
     };
     let choice = block_search::search(attention, target, &candidates, pipeline).map_err(Some)?;
     let (q, k) = choice.blocks;
@@ -239,7 +248,7 @@ fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, Stri
         .collect();
     let source = if choice.cached { "cached search" } else { "search" };
     let note = format!("blocks {q}x{k} chosen by {source} on {target} (static cycles {})", costs.join(", "));
-    Ok((Blocks::both((q, k), key_splits, generation), note))
+    Ok((blocks.with_both((q, k)), note))
 }
 
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
@@ -338,7 +347,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         // The ones beside V make whole lane tiles only with whole-tile blocks and values.
         row_sum_on_mxu: row_sum_on_mxu && !transposed && block_kv % 128 == 0 && at(&v, Role::HeadDim) % 128 == 0,
         // The most sub-blocks, up to the count asked for, that are whole lane tiles.
-        key_splits: (1..=blocks.key_splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
+        key_splits: (1..=if transposed { blocks.transposed_key_splits } else { blocks.key_splits }).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
         vmem_limit: scoped_vmem(blocks.generation, transposed, block_q * group * block_kv),
