@@ -2,7 +2,7 @@
 //! verify, put them in manually partitioned regions in a program sharded over chips
 //! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`: the transposed orientation
 //! where it wins), tile each attention the kernel serves (block sizes per target, key
-//! blocks in two sub-blocks) and each Gated DeltaNet (chunks of the op's chunk size),
+//! blocks in two sub-blocks, one in transposed kernels) and each Gated DeltaNet (chunks of the op's chunk size),
 //! rewrite the softmax (`flywheel-exp-softmax`: the max lagged in transposed kernels),
 //! software-pipeline the key blocks (`flywheel-pipeline`), block GDN's triangular inverse
 //! (`flywheel-tri-inverse`), serialize the kernels for Mosaic, and lower what is left to
@@ -42,27 +42,21 @@ fn blocks(target: Generation) -> ((i64, i64), (i64, i64)) {
     }
 }
 
-/// Sub-blocks per key block in transposed kernels (standard ones take two, which
-/// flywheel-pipeline overlaps): v6e's take one, where the lagged max already lets exp
-/// follow the QKᵀ matmul (libtpu 0.0.50.1 static cycles against two: MHA 8 x 8192 975,734
-/// against 983,414, causal GQA 32/8 x 8192 2,719,194 against 2,780,762).
-fn transposed_key_splits(target: Generation) -> i64 {
-    match target {
-        Generation::V6e => 1,
-        Generation::V5e | Generation::Tpu7x => 2,
-    }
-}
-
+/// The chain for the options' target. Key blocks are two sub-blocks in the standard
+/// orientation, which flywheel-pipeline overlaps, and one in the transposed, where the
+/// lagged max already lets exp follow the QKᵀ matmul (libtpu 0.0.50.1 static cycles, one
+/// against two: v6e MHA 8 x 8192 975,734 against 983,414, causal GQA 32/8 x 8192 2,719,194
+/// against 2,780,762; tpu7x MHA 8 x 8192 1,162,138 against 1,230,490, causal GQA 32/8 x
+/// 8192 3,616,861 against 3,636,701).
 fn expand(options: &PassOptions) -> String {
     let remarks = options.bool("remarks");
     let (generation, auto_blocks) = (options.generation("target"), options.bool("auto-blocks"));
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(generation);
     let target = generation.name();
-    let transposed_splits = transposed_key_splits(generation);
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} key-splits=2 transposed-key-splits={transposed_splits} auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
+         causal-block-kv={causal_kv} key-splits=2 transposed-key-splits=1 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
          flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
         kernel_transforms(generation, remarks)
     )
@@ -87,7 +81,7 @@ mod tests {
     fn expands_with_target_blocks_and_rejects_unknown_targets() {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
-        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-key-splits=2 auto-blocks=false target=v5e remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-key-splits=1 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed redo-stores=true remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());

@@ -61,35 +61,37 @@ const CONFIGS: &[Config] = &[
 ];
 
 /// The FlyWheel transforms each configuration also runs with: (name, passes before
-/// tiling, flywheel-tile's sub-blocks per key block, passes on the tile IR).
-const TRANSFORMS: &[(&str, &str, i64, &str)] = &[
-    ("baseline", "", 1, ""),
-    ("exp_softmax", "", 1, "flywheel-exp-softmax,"),
-    ("exp_softmax_fold_always", "", 1, "flywheel-exp-softmax{fold-scale=always},"),
-    ("exp_softmax_fold_split", "", 1, "flywheel-exp-softmax{fold-scale=split},"),
-    ("exp_softmax_bf16_exp", "", 1, "flywheel-exp-softmax{bf16-exp=true},"),
-    ("exp_softmax_conditional_rescale", "", 1, "flywheel-exp-softmax{conditional-rescale=true},"),
-    ("exp_softmax_lagged_max", "", 2, "flywheel-exp-softmax{lagged-max=true},"),
+/// tiling, flywheel-tile's options besides blocks, passes on the tile IR).
+const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
+    ("baseline", "", "key-splits=1", ""),
+    ("exp_softmax", "", "key-splits=1", "flywheel-exp-softmax,"),
+    ("exp_softmax_fold_always", "", "key-splits=1", "flywheel-exp-softmax{fold-scale=always},"),
+    ("exp_softmax_fold_split", "", "key-splits=1", "flywheel-exp-softmax{fold-scale=split},"),
+    ("exp_softmax_bf16_exp", "", "key-splits=1", "flywheel-exp-softmax{bf16-exp=true},"),
+    ("exp_softmax_conditional_rescale", "", "key-splits=1", "flywheel-exp-softmax{conditional-rescale=true},"),
+    ("exp_softmax_lagged_max", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true},"),
     // Every step whose max rises at all is redone: the exact branch.
-    ("exp_softmax_lagged_max_redone", "", 2, "flywheel-exp-softmax{lagged-max=true lagged-max-limit=0},"),
-    ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", 1, ""),
-    ("layout_transposed", "flywheel-layout{orientation=transposed},", 1, ""),
-    ("pipeline", "", 2, "flywheel-pipeline,"),
-    ("all", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
-    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split bf16-exp=true},flywheel-pipeline,"),
-    ("all_transposed", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
-    ("all_lagged_max", "flywheel-layout{row-sum=mxu},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
-    ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
-    // flywheel-tpu's choice on v6e: transposed and lagged where no window, mask or bias is
-    // and the head dim is 128, standard and unlagged elsewhere.
-    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", 2, "flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline,"),
+    ("exp_softmax_lagged_max_redone", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-max-limit=0},"),
+    ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", "key-splits=1", ""),
+    ("layout_transposed", "flywheel-layout{orientation=transposed},", "key-splits=1", ""),
+    ("pipeline", "", "key-splits=2", "flywheel-pipeline,"),
+    ("all", "flywheel-layout{row-sum=mxu},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
+    ("all_bf16_exp", "flywheel-layout{row-sum=mxu},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split bf16-exp=true},flywheel-pipeline,"),
+    ("all_transposed", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
+    ("all_lagged_max", "flywheel-layout{row-sum=mxu},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
+    ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
+    // flywheel-tpu's choices on v6e and tpu7x: transposed, lagged and one key sub-block
+    // where no window, mask or bias is and the head dim is 128 or 256, standard and
+    // unlagged elsewhere; on tpu7x the scale folded exactly in banded kernels.
+    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-key-splits=1", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline,"),
+    ("auto_orientation_tpu7x", "flywheel-layout{orientation=auto target=tpu7x},", "key-splits=2 transposed-key-splits=1 target=tpu7x", "flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed redo-stores=false},flywheel-pipeline,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
     TRANSFORMS
         .iter()
-        .flat_map(|&(variant, before, splits, after)| {
-            CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, before, splits, after)))
+        .flat_map(|&(variant, before, tile_options, after)| {
+            CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, before, tile_options, after)))
         })
         .collect()
 }
@@ -143,14 +145,14 @@ pub fn opt(name: &str, input: &str, pass: &str) -> Result<String, Failed> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn check_kernel(config: &Config, before: &str, key_splits: i64, transforms: &str) -> Result<(), Failed> {
+fn check_kernel(config: &Config, before: &str, tile_options: &str, transforms: &str) -> Result<(), Failed> {
     let source = module(config);
     let (plain, causal) = config.key_blocks;
     // The transposed orientation (asked for, or chosen by auto) runs key blocks along the
     // lanes, which take whole lane tiles (flywheel-tile keeps the op otherwise).
     let causal = if before.contains("orientation=") { causal.max(128) } else { causal };
     let pipeline = format!(
-        "pass-pipeline=builtin.module({before}flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal} key-splits={key_splits}}},{transforms}flywheel-lower-to-mosaic)"
+        "pass-pipeline=builtin.module({before}flywheel-tile{{block-q=128 block-kv={plain} causal-block-q=128 causal-block-kv={causal} {tile_options}}},{transforms}flywheel-lower-to-mosaic)"
     );
     let with_kernel = opt(config.name, &source, &pipeline)?;
     let reference = opt(config.name, &source, "flywheel-lower-to-stablehlo")?;
