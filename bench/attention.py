@@ -417,8 +417,8 @@ def main():
     parser.add_argument("--targets", default="v6e,tpu7x")
     parser.add_argument("--ablation", choices=sorted(SHAPES),
                         help="Also compile each FlyWheel transform alone and together at these shapes (bench/ablation.json)")
-    parser.add_argument("--only", help="Comma-separated names of --shapes' shapes to run; bench/results.json keeps its "
-                        "rows of the shapes and targets not run")
+    parser.add_argument("--only", help="Comma-separated names of --shapes' shapes to run (bench/results.json keeps its "
+                        "rows of the shapes and targets a run does not compile)")
     parser.add_argument("--flywheel-only", action="store_true",
                         help="Compile only FlyWheel's programs; the anchors' rows come from bench/results.json "
                         "(valid while libtpu and the anchors are unchanged)")
@@ -440,13 +440,12 @@ def main():
         shapes = [shape for shape in shapes if shape[0] in names]
     results = ROOT / "bench" / "results.json"
     previous = json.loads(results.read_text()) if results.exists() else []
-    kept = previous if arguments.only else []
 
     def record(rows):
-        """Writes bench/results.json: `rows`, and with --only the earlier rows of shapes and
-        targets not run; returns that table."""
+        """Writes bench/results.json: `rows`, and the earlier rows of shapes and targets not
+        run (another --shapes group's, or those --only leaves out); returns that table."""
         run = {(row["shape"], row["target"]) for row in rows}
-        table = [row for row in kept if (row["shape"], row["target"]) not in run] + rows
+        table = [row for row in previous if (row["shape"], row["target"]) not in run] + rows
         measure(table)
         results.write_text(json.dumps(table, indent=1) + "\n")
         return table
