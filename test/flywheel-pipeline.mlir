@@ -85,14 +85,15 @@
 // NARROW-NOT: flywheel.unit
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=4 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FEWER
 // FEWER: remark: tiled into a Mosaic kernel ({{.*}}, 2 key sub-block(s))
-// transposed-key-splits sets the count for transposed kernels alone (flywheel-tpu's one
-// on v6e); a standard kernel keeps key-splits.
-// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-key-splits=1 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-ONE
-// TRANSPOSED-ONE: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 1 key sub-block(s))
-// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 transposed-key-splits=1 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=STANDARD-TWO
+// transposed-whole-keys takes transposed kernels' key blocks of at least that many keys
+// whole, one sub-block (flywheel-tpu's 1024); a smaller block, or a standard kernel,
+// keeps key-splits.
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-whole-keys=256 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-WHOLE
+// TRANSPOSED-WHOLE: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 1 key sub-block(s))
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-whole-keys=512 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-SMALL
+// TRANSPOSED-SMALL: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 2 key sub-block(s))
+// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 transposed-whole-keys=256 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=STANDARD-TWO
 // STANDARD-TWO: remark: tiled into a Mosaic kernel ({{.*}}, standard orientation, {{.*}}, 2 key sub-block(s))
-// RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-DEFAULT
-// TRANSPOSED-DEFAULT: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 2 key sub-block(s))
 // Without tile IR there is nothing to pipeline: the program comes back unchanged.
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=remarks=true 2>&1 | FileCheck %s --check-prefix=NOTHING
 // NOTHING-NOT: remark
@@ -103,8 +104,8 @@
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile=key-splits=0 -o %t.none.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: flywheel-tile: key-splits must be at least 1, not 0
 // RUN: not test -e %t.none.mlir
-// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-key-splits=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: error: flywheel-tile: transposed-key-splits must be at least 1, not -1
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-whole-keys=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: flywheel-tile: transposed-whole-keys must be at least 0, not -1
 // RUN: not test -e %t.negative.mlir
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=steps=all 2>&1 | FileCheck %s --check-prefix=STEPS
 // STEPS: invalid value 'all' for option 'steps'

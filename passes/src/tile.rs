@@ -41,7 +41,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step for causal attention" },
     OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
     OptionSpec { name: "key-splits", kind: OptionKind::Int, default: "1", help: "Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps them); lowered to the most that leave whole 128-key lane tiles" },
-    OptionSpec { name: "transposed-key-splits", kind: OptionKind::Int, default: "0", help: "key-splits for kernels in the transposed orientation (0: key-splits)" },
+    OptionSpec { name: "transposed-whole-keys", kind: OptionKind::Int, default: "0", help: "Kernels in the transposed orientation whose key blocks hold at least this many keys take each block whole, one sub-block; smaller key blocks take key-splits (0: every block takes key-splits)" },
     OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
     OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
     OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
@@ -109,10 +109,10 @@ fn scoped_vmem(generation: Generation, transposed: bool, score_elements: i64) ->
 pub struct Blocks {
     pub plain: (i64, i64),
     pub causal: (i64, i64),
-    /// Sub-blocks per key block in the standard orientation.
+    /// Sub-blocks per key block.
     pub key_splits: i64,
-    /// Sub-blocks per key block in the transposed orientation.
-    pub transposed_key_splits: i64,
+    /// Transposed kernels take key blocks of at least this many keys whole (0: never).
+    pub transposed_whole_keys: i64,
     /// The generation the kernel is for: what fits its VMEM differs.
     pub generation: Generation,
 }
@@ -129,10 +129,7 @@ fn create(options: &PassOptions) -> Pass {
         plain: (options.int("block-q"), options.int("block-kv")),
         causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
         key_splits: options.int("key-splits"),
-        transposed_key_splits: match options.int("transposed-key-splits") {
-            0 => options.int("key-splits"),
-            splits => splits,
-        },
+        transposed_whole_keys: options.int("transposed-whole-keys"),
         generation: options.generation("target"),
     };
     let remarks = options.bool("remarks");
@@ -159,11 +156,13 @@ fn create(options: &PassOptions) -> Pass {
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with `search`
 /// the fastest candidate blocks on their generation; false on an error.
 pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> bool {
-    for (option, splits) in [("key-splits", blocks.key_splits), ("transposed-key-splits", blocks.transposed_key_splits)] {
-        if splits < 1 {
-            emit_error(root.location(), &format!("flywheel-tile: {option} must be at least 1, not {splits}"));
-            return false;
-        }
+    if blocks.key_splits < 1 {
+        emit_error(root.location(), &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits));
+        return false;
+    }
+    if blocks.transposed_whole_keys < 0 {
+        emit_error(root.location(), &format!("flywheel-tile: transposed-whole-keys must be at least 0, not {}", blocks.transposed_whole_keys));
+        return false;
     }
     for raw in attention_ops(root) {
         // SAFETY: each op is erased only after it is lowered, and none is visited twice.
@@ -219,7 +218,7 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> 
 /// The fastest of the candidate blocks for `attention` on `blocks`' generation, with a remark
 /// listing what each candidate cost; Err(None) when the kernel serves no candidate.
 fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, String), Option<SearchFailure>> {
-    let Blocks { key_splits, transposed_key_splits, generation, .. } = blocks;
+    let Blocks { key_splits, transposed_whole_keys, generation, .. } = blocks;
     let target = generation.name();
     let causal = attention.causal().map_err(|e| Some(SearchFailure::Failed(e.to_string())))?;
     let given = if causal { CAUSAL_CANDIDATES } else { PLAIN_CANDIDATES };
@@ -237,7 +236,7 @@ fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, Stri
     }
     let transforms = crate::tpu_pipeline::kernel_transforms(generation, false);
     let pipeline = |(q, k): (i64, i64)| {
-        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} transposed-key-splits={transposed_key_splits} target={target}}},{transforms},flywheel-lower-to-mosaic)")
+        format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} transposed-whole-keys={transposed_whole_keys} target={target}}},{transforms},flywheel-lower-to-mosaic)")
     };
     let choice = block_search::search(attention, target, &candidates, pipeline).map_err(Some)?;
     let (q, k) = choice.blocks;
@@ -347,7 +346,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         // The ones beside V make whole lane tiles only with whole-tile blocks and values.
         row_sum_on_mxu: row_sum_on_mxu && !transposed && block_kv % 128 == 0 && at(&v, Role::HeadDim) % 128 == 0,
         // The most sub-blocks, up to the count asked for, that are whole lane tiles.
-        key_splits: (1..=if transposed { blocks.transposed_key_splits } else { blocks.key_splits }).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
+        key_splits: (1..=if transposed && blocks.transposed_whole_keys > 0 && block_kv >= blocks.transposed_whole_keys { 1 } else { blocks.key_splits }).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
         vmem_limit: scoped_vmem(blocks.generation, transposed, block_q * group * block_kv),

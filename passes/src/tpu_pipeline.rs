@@ -2,7 +2,7 @@
 //! verify, put them in manually partitioned regions in a program sharded over chips
 //! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`: the transposed orientation
 //! where it wins), tile each attention the kernel serves (block sizes per target, key
-//! blocks in two sub-blocks, one in transposed kernels) and each Gated DeltaNet (chunks of the op's chunk size),
+//! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block) and each Gated DeltaNet (chunks of the op's chunk size),
 //! rewrite the softmax (`flywheel-exp-softmax`: the max lagged in transposed kernels),
 //! software-pipeline the key blocks (`flywheel-pipeline`), block GDN's triangular inverse
 //! (`flywheel-tri-inverse`), serialize the kernels for Mosaic, and lower what is left to
@@ -42,12 +42,14 @@ fn blocks(target: Generation) -> ((i64, i64), (i64, i64)) {
     }
 }
 
-/// The chain for the options' target. Key blocks are two sub-blocks in the standard
-/// orientation, which flywheel-pipeline overlaps, and one in the transposed, where the
-/// lagged max already lets exp follow the QKᵀ matmul (libtpu 0.0.50.1 static cycles, one
-/// against two: v6e MHA 8 x 8192 975,734 against 983,414, causal GQA 32/8 x 8192 2,719,194
-/// against 2,780,762; tpu7x MHA 8 x 8192 1,162,138 against 1,230,490, causal GQA 32/8 x
-/// 8192 3,616,861 against 3,636,701).
+/// The chain for the options' target. Key blocks are two sub-blocks, which
+/// flywheel-pipeline overlaps, except in transposed kernels from 1024 keys a block, where
+/// the lagged max already lets exp follow the QKᵀ matmul (libtpu 0.0.50.1 static cycles,
+/// one sub-block against two: v6e MHA 8 x 8192 975,734 against 983,414, causal GQA 32/8 x
+/// 8192 2,719,194 against 2,780,762, MHA 8 x 1024 21,155 against 21,707; tpu7x MHA 8 x
+/// 8192 1,162,138 against 1,230,490, causal GQA 32/8 x 8192 3,616,861 against 3,636,701;
+/// at 512 keys two are the faster: v6e MHA 8 x 512 10,666 against 11,002, causal 10,602
+/// against 10,674, tpu7x causal 10,510 against 10,646).
 fn expand(options: &PassOptions) -> String {
     let remarks = options.bool("remarks");
     let (generation, auto_blocks) = (options.generation("target"), options.bool("auto-blocks"));
@@ -56,7 +58,7 @@ fn expand(options: &PassOptions) -> String {
     format!(
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
-         causal-block-kv={causal_kv} key-splits=2 transposed-key-splits=1 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
+         causal-block-kv={causal_kv} key-splits=2 transposed-whole-keys=1024 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
          flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
         kernel_transforms(generation, remarks)
     )
@@ -81,12 +83,12 @@ mod tests {
     fn expands_with_target_blocks_and_rejects_unknown_targets() {
         let pipeline = find_pipeline("flywheel-tpu").unwrap();
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
-        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-key-splits=1 auto-blocks=false target=v5e remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed redo-stores=true remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed redo-stores=false remarks=false}"));
-        assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-key-splits=1"));
+        assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
 }
