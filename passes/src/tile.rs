@@ -326,6 +326,8 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if (transposed || mask.is_some() || bias.is_some()) && !whole_lanes(block_kv, whole_blocks(keys, block_kv)) {
         return Err(format!("key blocks of {block_kv} along the lanes (the transposed orientation, a mask or a bias) take whole 128-lane tiles or all {keys} keys"));
     }
+    let whole = transposed && blocks.transposed_whole_keys > 0 && block_kv >= blocks.transposed_whole_keys;
+    let splits = if whole { 1 } else { blocks.key_splits };
     let plan = KernelPlan {
         batch: at(&q, Role::Batch),
         q_heads: attention.q_heads()?,
@@ -346,7 +348,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         // The ones beside V make whole lane tiles only with whole-tile blocks and values.
         row_sum_on_mxu: row_sum_on_mxu && !transposed && block_kv % 128 == 0 && at(&v, Role::HeadDim) % 128 == 0,
         // The most sub-blocks, up to the count asked for, that are whole lane tiles.
-        key_splits: (1..=if transposed && blocks.transposed_whole_keys > 0 && block_kv >= blocks.transposed_whole_keys { 1 } else { blocks.key_splits }).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
+        key_splits: (1..=splits).rev().find(|&n| block_kv % n == 0 && (block_kv / n) % 128 == 0).unwrap_or(1),
         mask,
         bias,
         vmem_limit: scoped_vmem(blocks.generation, transposed, block_q * group * block_kv),
