@@ -3,8 +3,9 @@
 //! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`: the transposed orientation
 //! where it wins), tile each attention the kernel serves (block sizes per target, key
 //! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block) and each
-//! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax (`flywheel-exp-softmax`: the max lagged in transposed kernels),
-//! software-pipeline the key blocks (`flywheel-pipeline`), block GDN's triangular inverse
+//! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax
+//! (`flywheel-exp-softmax`: the max lagged in transposed kernels), software-pipeline the
+//! key blocks (`flywheel-pipeline`), block GDN's triangular inverse
 //! (`flywheel-tri-inverse`), serialize the kernels for Mosaic, and lower what is left to
 //! plain StableHLO.
 
