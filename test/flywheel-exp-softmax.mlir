@@ -239,6 +239,47 @@
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=lagged-max=standard 2>&1 | FileCheck %s --check-prefix=LAGGED-BAD
 // LAGGED-BAD: invalid value 'standard' for option 'lagged-max' (false|true|transposed)
 
+// lagged-stabilizer=sum: a lagged step reduces no max. Its rows keep m0 + log2(max(1, l))
+// as their running max (l, the running sum by m0, holds the true max's term) and rescale
+// the sum and output by 1 / max(1, l); the redo test reads that max. The exact branch
+// still reduces it. Four key blocks, so three steps take the lagged branch.
+// RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-bf16.mlir > %t.long.mlir
+// RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed lagged-stabilizer=sum remarks=true})' -o %t.lagged-sum.mlir 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-REMARK
+// LAGGED-SUM-REMARK: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(max(1, l)) (no max reduced)
+// RUN: FileCheck %s --check-prefix=LAGGED-SUM < %t.lagged-sum.mlir
+// LAGGED-SUM: %[[M0:.*]] = "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x256xf32>, index, index) -> vector<1x256xf32>
+// LAGGED-SUM-NOT: kind = #vector.kind<maximumf>
+// LAGGED-SUM: %[[ONE:.*]] = "arith.constant"() <{value = dense<1.000000e+00> : vector<1x256xf32>}>
+// LAGGED-SUM-NEXT: %[[BOUNDED:.*]] = "arith.maximumf"(%[[L:.*]], %[[ONE]])
+// LAGGED-SUM-NEXT: %[[INVERSE:.*]] = "arith.divf"(%[[ONE]], %[[BOUNDED]])
+// LAGGED-SUM-NEXT: %[[LOG:.*]] = "math.log2"(%[[BOUNDED]])
+// LAGGED-SUM-NEXT: %[[M:.*]] = "arith.addf"(%[[M0]], %[[LOG]])
+// LAGGED-SUM-NEXT: %[[L2:.*]] = "arith.mulf"(%[[INVERSE]], %[[L]])
+// LAGGED-SUM-NOT: kind = #vector.kind<maximumf>
+// LAGGED-SUM: %[[WIDE:.*]] = "vector.broadcast"(%[[INVERSE]]) : (vector<1x256xf32>) -> vector<128x256xf32>
+// LAGGED-SUM-NEXT: %[[ACC2:.*]] = "arith.mulf"(%[[WIDE]], {{.*}})
+// LAGGED-SUM-NEXT: "arith.subf"(%[[M]], %[[M0]])
+// LAGGED-SUM: "scf.if"
+// LAGGED-SUM: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 0>}>
+// LAGGED-SUM: }, {
+// LAGGED-SUM-NEXT: "tpu.vector_store"(%[[L2]],
+// LAGGED-SUM-NEXT: "tpu.vector_store"(%[[ACC2]],
+// LAGGED-SUM-NEXT: "tpu.vector_store"(%[[M]],
+// RUN: flywheel-opt %t.lagged-sum.mlir --flywheel-lower-to-mosaic -o %t.lagged-sum.lowered.mlir
+// RUN: flywheel compile --target v6e %t.lagged-sum.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %t.long.mlir --flywheel-lower-to-stablehlo -o %t.long.reference.mlir
+// RUN: flywheel check %t.long.reference.mlir %t.lagged-sum.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// Near miss: with the row sum on the MXU (a column of the PV product) there is no l apart
+// from the output; the step is lagged but keeps reducing its max.
+// RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{row-sum=mxu},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-MXU
+// LAGGED-SUM-MXU: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max reduced (no running sum l apart from the output: the MXU sums the rows)
+// LAGGED-SUM-MXU-NOT: "math.log2"
+// LAGGED-SUM-MXU: kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>
+// LAGGED-SUM-MXU: "scf.if"
+// Diagnostics: a value the option does not know.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=lagged-stabilizer=min 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-BAD
+// LAGGED-SUM-BAD: invalid value 'min' for option 'lagged-stabilizer' (max|sum)
+
 // bf16-exp: where P is rounded to bf16 for the PV matmul, the difference s - m is rounded
 // instead and exponentiated in bf16. With the row sum on the VPU its f32 sum reads P
 // widened; with the row sum on the MXU nothing else reads P. The correction factor

@@ -37,11 +37,16 @@
 //!   `lagged-max=transposed` lags only kernels whose max reduces the score tile across
 //!   sublanes (the transposed orientation, Sᵀ = K·Qᵀ): only there did the wait for the
 //!   max store the tile, so only there does the lag pay for its redo branch.
+//!   `lagged-stabilizer=sum` goes further: a lagged step reduces no max at all. Its rows
+//!   keep m₀ + log(max(1, l)) as their running max (l the running sum by m₀, which
+//!   bounds the true max from above by at most log of the keys so far) and rescale by
+//!   1 / max(1, l); a step is redone when l > 2^limit. Kernels whose row sum is a column
+//!   of the PV matmul (no l apart from the output) keep the max.
 
 use crate::{
     options::{Generation, OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, replace_op, splat_before, users},
+    tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
@@ -63,6 +68,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
     OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
     OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
+    OptionSpec { name: "lagged-stabilizer", kind: OptionKind::Choice(&["max", "sum"]), default: "max", help: "With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(max(1, l)), l the running sum by m₀ (sum: no max reduction in the step)" },
     OptionSpec { name: "redo-stores", kind: OptionKind::Bool, default: "true", help: "With lagged-max, put the step's stores of its max, sum and output (when they follow it) into both arms of the redo branch, which then yields nothing" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
@@ -97,6 +103,8 @@ pub struct LaggedMax {
     /// The step's stores of its state go into both arms of the redo branch, which then
     /// yields nothing.
     pub stores_in_branch: bool,
+    /// The running max a lagged step keeps is m₀ + log(max(1, l)), not the rows' max.
+    pub sum_stabilizer: bool,
 }
 
 /// When to fold the score scale into Q.
@@ -125,9 +133,10 @@ fn create(options: &PassOptions) -> Pass {
 
 fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
     let (limit, stores_in_branch) = (options.float("lagged-max-limit"), options.bool("redo-stores"));
+    let sum_stabilizer = options.choice("lagged-stabilizer") == "sum";
     match options.choice("lagged-max") {
-        "true" => Some(LaggedMax { transposed_only: false, limit, stores_in_branch }),
-        "transposed" => Some(LaggedMax { transposed_only: true, limit, stores_in_branch }),
+        "true" => Some(LaggedMax { transposed_only: false, limit, stores_in_branch, sum_stabilizer }),
+        "transposed" => Some(LaggedMax { transposed_only: true, limit, stores_in_branch, sum_stabilizer }),
         _ => None,
     }
 }
@@ -168,7 +177,7 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
         }
         if let Some(lagged) = rewrites.lagged_max {
             notes.push(match lagged_maxima(kernel, lagged) {
-                Ok(count) => format!("{count} step(s) exponentiated by their incoming max, redone when a row's max rises by more than {}", lagged.limit),
+                Ok((count, stabilizer)) => format!("{count} step(s) exponentiated by their incoming max, redone when a row's max rises by more than {}{stabilizer}", lagged.limit),
                 Err(reason) => format!("max not lagged: {reason}"),
             });
         }
@@ -535,8 +544,9 @@ fn update_chains<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Vec<Update<'c, 'a>
 /// row's max rises by more than the limit in the step (P ≤ 2^limit in base 2): a row
 /// whose max rose more, or a first step (m₀ = -inf), redoes the step as before in an
 /// `scf.if`. With `transposed_only`, a kernel whose max reduces along lanes is left alone.
-/// Returns how many step bodies, or why none.
-fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<usize, String> {
+/// Returns how many step bodies and, with `sum_stabilizer`, what their rows keep as the
+/// max (see `stabilize_by_sum`), or why none.
+fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'static str), String> {
     let chains = update_chains(kernel);
     if chains.is_empty() {
         return Err("no online-softmax update".into());
@@ -546,14 +556,70 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<usize, Strin
     }
     // Every chain is checked before any is rewritten, so a kernel is lagged whole or not.
     let sums = chains.iter().map(|chain| lag_sums(chain)).collect::<Result<Vec<_>, _>>()?;
-    for (chain, sums) in chains.iter().zip(&sums) {
+    let running_sums: Option<Vec<usize>> = if lagged.sum_stabilizer {
+        chains.iter().zip(&sums).map(|(chain, sums)| running_sum(chain.last().expect("chains are not empty"), sums)).collect()
+    } else {
+        None
+    };
+    for (index, (chain, sums)) in chains.iter().zip(&sums).enumerate() {
         let last = chain.last().expect("chains are not empty");
         let body = last.shift.block().ok_or("an update outside a block")?;
         let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
         redo_when_risen(body, &outputs, chain[0].m_in, lagged)?;
-        lag(chain, sums);
+        let products = lag(chain, sums);
+        if let Some(running_sums) = &running_sums {
+            stabilize_by_sum(last, chain[0].m_in, &products, running_sums[index]);
+        }
     }
-    Ok(chains.len())
+    let stabilizer = match (lagged.sum_stabilizer, running_sums.is_some()) {
+        (true, true) => ", their max m₀ + log(max(1, l)) (no max reduced)",
+        (true, false) => ", their max reduced (no running sum l apart from the output: the MXU sums the rows)",
+        (false, _) => "",
+    };
+    Ok((chains.len(), stabilizer))
+}
+
+/// Rewrites a chain of updates (checked by `lag_sums`, whose additions `sums` are) to
+/// shift every P by the first m_in and rescale once, after the last update. Returns the
+/// rescales, `alpha * (x + y)`.
+fn lag<'c, 'a>(chain: &[Update<'c, 'a>], sums: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
+    let m0 = chain[0].m_in;
+    for (index, update) in chain.iter().enumerate() {
+        let widened_max = update.shift.operand(1).expect("a subtraction");
+        let widened_m0 = match defining_op(widened_max).filter(|_| widened_max != update.m_out) {
+            Some(widen) => clone_before(widen, update.shift, &HashMap::from([(update.m_out.to_raw().ptr, m0)])).result(0).expect("one result").into(),
+            None => m0,
+        };
+        mutable(update.shift).set_operand(1, widened_m0);
+        erase_if_unused(widened_max);
+        if index + 1 < chain.len() {
+            for rescale in &update.rescales {
+                replace_op(*rescale, rescale.operand(1).expect("a multiply"));
+            }
+            let alpha: Value = update.alpha.result(0).expect("one result").into();
+            // Copies side by side use alpha once per copy: each erased once.
+            for widen in distinct_users(alpha) {
+                erase_if_unused(widen.result(0).expect("one result").into());
+            }
+            erase_if_unused(alpha);
+            erase_if_unused(update.drop.result(0).expect("one result").into());
+        }
+    }
+    let last = chain.last().expect("chains are not empty");
+    mutable(last.drop).set_operand(0, m0);
+    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    let mut products = Vec::new();
+    for (rescale, add) in last.rescales.iter().zip(sums) {
+        let rescaled: Value = rescale.result(0).expect("one result").into();
+        let part = add.operands().find(|operand| *operand != rescaled).expect("checked by lag_sums");
+        let (alpha, x) = (rescale.operand(0).expect("a multiply"), rescale.operand(1).expect("a multiply"));
+        let total = insert_before(*add, "arith.addf", &[x, part], x.r#type(), &fastmath);
+        let product = insert_before(*add, "arith.mulf", &[alpha, total], x.r#type(), &fastmath);
+        replace_op(*add, product);
+        erase_if_unused(rescaled);
+        products.push(defining_op(product).expect("just inserted"));
+    }
+    products
 }
 
 /// Checks that `lag` can rewrite `chain`: each shift's max is the update's max or widened
@@ -581,43 +647,79 @@ fn lag_sums<'c, 'a>(chain: &[Update<'c, 'a>]) -> Result<Vec<OperationRef<'c, 'a>
     Ok(sums)
 }
 
-/// Rewrites a chain of updates (checked by `lag_sums`, whose additions `sums` are) to
-/// shift every P by the first m_in and rescale once, after the last update.
-fn lag(chain: &[Update], sums: &[OperationRef]) {
-    let m0 = chain[0].m_in;
-    for (index, update) in chain.iter().enumerate() {
-        let widened_max = update.shift.operand(1).expect("a subtraction");
-        let widened_m0 = match defining_op(widened_max).filter(|_| widened_max != update.m_out) {
-            Some(widen) => clone_before(widen, update.shift, &HashMap::from([(update.m_out.to_raw().ptr, m0)])).result(0).expect("one result").into(),
-            None => m0,
-        };
-        mutable(update.shift).set_operand(1, widened_m0);
-        erase_if_unused(widened_max);
-        if index + 1 < chain.len() {
-            for rescale in &update.rescales {
-                replace_op(*rescale, rescale.operand(1).expect("a multiply"));
-            }
-            let alpha: Value = update.alpha.result(0).expect("one result").into();
-            // Copies side by side use alpha once per copy: each erased once.
-            for widen in distinct_users(alpha) {
-                erase_if_unused(widen.result(0).expect("one result").into());
-            }
-            erase_if_unused(alpha);
-            erase_if_unused(update.drop.result(0).expect("one result").into());
+/// Which of `sums` (a step's additions, `lag_sums`; its last update `last`) is the
+/// running sum l that `stabilize_by_sum` needs: shaped like the max, adding a row sum of P
+/// (the MXU's row sum, a column of the output, is none). None also when something in the
+/// step reads another addition before it, since their rescales move after it.
+fn running_sum(last: &Update, sums: &[OperationRef]) -> Option<usize> {
+    let index = sums.iter().position(|add| {
+        let row_sum = add.operands().map(unwidened).any(|part| defined_by(part, "vector.multi_reduction").is_some_and(|reduction| reduction.attribute("kind").is_ok_and(|kind| kind.to_string().contains("add"))));
+        row_sum && add.result(0).is_ok_and(|result| result.r#type() == last.m_out.r#type())
+    })?;
+    let body = sums[index].block()?;
+    let ops = block_ops(body);
+    let position = |op: OperationRef| {
+        let mut op = op;
+        while op.block() != Some(body) {
+            op = op.parent_operation()?;
+        }
+        ops.iter().position(|other| *other == op)
+    };
+    let sum_at = position(sums[index]);
+    sums.iter().all(|add| users(add.result(0).expect("one result").into()).into_iter().all(|(user, _)| position(user) > sum_at)).then_some(index)
+}
+
+/// `lagged-stabilizer=sum`: a lagged step (rewritten by `lag`, whose rescales are
+/// `products`, of which the `sum`th rescales l: `running_sum`) keeps m = m₀ + log(max(1, l))
+/// as its rows' running max, l the running sum by m₀, and rescales by 1 / max(1, l), so
+/// it reduces no max. Any m works as the stabilizer as long as the sum and output use
+/// the same one; this one is at least the true max (l holds its term) and at most
+/// log(keys so far) above it. The redo test reads the same m: a step is redone when
+/// l > 2^limit (then some P may have been large) or is NaN.
+fn stabilize_by_sum<'c, 'a>(last: &Update<'c, 'a>, m0: Value<'c, 'a>, products: &[OperationRef<'c, 'a>], sum: usize) {
+    let rows = last.m_out.r#type();
+    let sum = &products[sum];
+    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    let total = sum.operand(1).expect("alpha * total");
+    let one = splat_before(*sum, 1.0, rows);
+    let bounded = insert_before(*sum, "arith.maximumf", &[total, one], rows, &fastmath);
+    let inverse = insert_before(*sum, "arith.divf", &[one, bounded], rows, &fastmath);
+    let log = if op_name(last.alpha) == "math.exp2" { "math.log2" } else { "math.log" };
+    let log = insert_before(*sum, log, &[bounded], rows, &fastmath);
+    let m = insert_before(*sum, "arith.addf", &[m0, log], rows, &fastmath);
+    for (user, position) in users(last.m_out) {
+        if user != last.drop {
+            mutable(user).set_operand(position, m);
         }
     }
-    let last = chain.last().expect("chains are not empty");
-    mutable(last.drop).set_operand(0, m0);
-    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
-    for (rescale, add) in last.rescales.iter().zip(sums) {
-        let rescaled: Value = rescale.result(0).expect("one result").into();
-        let part = add.operands().find(|operand| *operand != rescaled).expect("checked by lag_sums");
-        let (alpha, x) = (rescale.operand(0).expect("a multiply"), rescale.operand(1).expect("a multiply"));
-        let total = insert_before(*add, "arith.addf", &[x, part], x.r#type(), &fastmath);
-        let product = insert_before(*add, "arith.mulf", &[alpha, total], x.r#type(), &fastmath);
-        replace_op(*add, product);
-        erase_if_unused(rescaled);
+    mutable(*sum).set_operand(0, inverse);
+    let after_sum = sum.next_in_block().expect("a terminator follows");
+    let alpha: Value = last.alpha.result(0).expect("one result").into();
+    let mut widenings = Vec::new();
+    for product in products.iter().filter(|product| *product != sum) {
+        let (factor, total) = (product.operand(0).expect("alpha * total"), product.operand(1).expect("alpha * total"));
+        // A rescale before the sum's is made again after it, where the inverse is defined.
+        let at = if precedes(*product, *sum) { after_sum } else { *product };
+        let new_factor = if factor == alpha {
+            inverse
+        } else {
+            // Copies side by side share a widened alpha: each erased once.
+            if !widenings.contains(&factor) {
+                widenings.push(factor);
+            }
+            let widen = defining_op(factor).expect("rescales_by: alpha widened");
+            clone_before(widen, at, &HashMap::from([(alpha.to_raw().ptr, inverse)])).result(0).expect("one result").into()
+        };
+        replace_op(*product, insert_before(at, "arith.mulf", &[new_factor, total], total.r#type(), &fastmath));
     }
+    widenings.into_iter().for_each(erase_if_unused);
+    // The factor, and with it the step's max.
+    erase_dead(alpha);
+}
+
+/// Whether `op` comes before `other` in their block.
+fn precedes(op: OperationRef, other: OperationRef) -> bool {
+    std::iter::successors(op.next_in_block(), |next| next.next_in_block()).any(|next| next == other)
 }
 
 /// Wraps `outputs` of `body` in `scf.if (some row of max - m0 > limit, or NaN) { the ops

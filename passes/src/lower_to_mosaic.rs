@@ -8,7 +8,7 @@
 
 use crate::{
     hlo::HloBuilder,
-    tile_ir::{after_definition, defining_op, element_type, float_splat, insert_before, splat_before, users},
+    tile_ir::{after_definition, computes_only, defining_op, element_type, float_splat, insert_before, splat_before, users},
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
@@ -200,9 +200,7 @@ fn erase_unused(module: OperationRef) {
         // SAFETY: collected from the live module; each is erased at most once, after its
         // users.
         let op = unsafe { OperationRef::from_raw(raw) };
-        let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
-        let pure = ["arith.", "math.", "vector.extract_strided_slice", "vector.broadcast", "vector.transpose", "vector.shape_cast", "tpu.concatenate", "tpu.iota"].iter().any(|prefix| name.starts_with(prefix));
-        if pure && op.result_count() > 0 && (0..op.result_count()).all(|i| users(op.result(i).expect("counted").into()).is_empty()) {
+        if computes_only(op) && (0..op.result_count()).all(|i| users(op.result(i).expect("counted").into()).is_empty()) {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }
     }

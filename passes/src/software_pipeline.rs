@@ -330,7 +330,7 @@ fn cost(op: OperationRef) -> (&'static str, i64) {
             let (m, k, n) = (lhs.first().copied().unwrap_or(0), lhs.get(1).copied().unwrap_or(0), product.get(1).copied().unwrap_or(0));
             ("mxu", ceil_div(m * n * k, 2 * 16 * 256 * 256 / 8))
         }
-        "math.exp" | "math.exp2" | "math.tanh" => ("eup", widest.unwrap_or(1)),
+        "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.tanh" => ("eup", widest.unwrap_or(1)),
         "vector.multi_reduction" => ("xlu", widest.unwrap_or(1)),
         "vector.load" => ("load", widest.unwrap_or(1)),
         "tpu.vector_store" | "vector.store" => ("store", widest.unwrap_or(1)),

@@ -198,6 +198,28 @@ fn float_text(value: f64) -> String {
     crate::hlo::float_literal(value)
 }
 
+/// Whether `op` only computes its results from its operands (arithmetic, math and
+/// vector reshaping): erasable once nothing uses them.
+pub fn computes_only(op: OperationRef) -> bool {
+    let name = op_name(op);
+    op.region_count() == 0 && op.result_count() > 0 && ["arith.", "math.", "vector.extract_strided_slice", "vector.broadcast", "vector.transpose", "vector.shape_cast", "vector.multi_reduction", "tpu.concatenate", "tpu.iota"].iter().any(|prefix| name.starts_with(prefix))
+}
+
+/// Erases the op defining `value` if it `computes_only` and nothing uses its results,
+/// then likewise the ops its operands come from.
+pub fn erase_dead(value: Value) {
+    let Some(op) = defining_op(value).filter(|op| computes_only(*op)) else { return };
+    if (0..op.result_count()).any(|index| op.result(index).is_ok_and(|result| !users(result.into()).is_empty())) {
+        return;
+    }
+    let mut operands: Vec<Value> = Vec::new();
+    // An operand used twice is looked at once: the second look would find it erased.
+    op.operands().for_each(|operand| if !operands.contains(&operand) { operands.push(operand) });
+    // SAFETY: nothing uses the op's results.
+    unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
+    operands.into_iter().for_each(erase_dead);
+}
+
 /// Replaces every use of `op`'s result with `with` and erases `op`.
 pub fn replace_op(op: OperationRef, with: Value) {
     let result = op.result(0).expect("one result");

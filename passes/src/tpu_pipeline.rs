@@ -4,10 +4,10 @@
 //! where it wins), tile each attention the kernel serves (block sizes per target, key
 //! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block) and each
 //! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax
-//! (`flywheel-exp-softmax`: the max lagged in transposed kernels), software-pipeline the
-//! key blocks (`flywheel-pipeline`), block GDN's triangular inverse
-//! (`flywheel-tri-inverse`), serialize the kernels for Mosaic, and lower what is left to
-//! plain StableHLO.
+//! (`flywheel-exp-softmax`: the max lagged in transposed kernels and replaced there by
+//! one from the running sum), software-pipeline the key blocks (`flywheel-pipeline`),
+//! block GDN's triangular inverse (`flywheel-tri-inverse`), serialize the kernels for
+//! Mosaic, and lower what is left to plain StableHLO.
 
 use crate::{
     options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
@@ -67,13 +67,17 @@ fn expand(options: &PassOptions) -> String {
 
 /// The passes `flywheel-tpu` runs on a tiled attention kernel for `target`, which
 /// `flywheel-tile`'s block search also runs on each candidate: the softmax rewrites (the
-/// lagged max where the layout chose the transposed orientation) and pipelining. On
-/// tpu7x the redo branch yields the step's state: storing it in the branch takes VMEM its
-/// transposed kernel at 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.49M of 63.94M).
+/// lagged max where the layout chose the transposed orientation, its lagged steps keeping
+/// m₀ + log(max(1, l)) instead of reducing a max: libtpu 0.0.50.1 static cycles at the
+/// default blocks, v6e MHA 8 x 8192 x 128 941,558 against 975,734, x 256 1,351,736
+/// against 1,480,248; tpu7x MHA 8 x 8192 x 128 1,111,962 against 1,162,138) and
+/// pipelining. On tpu7x the redo branch yields the step's state: storing it in the branch
+/// takes VMEM its transposed kernel at 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.49M of
+/// 63.94M).
 pub fn kernel_transforms(target: Generation, remarks: bool) -> String {
     let fold = crate::exp_softmax::fold_for_target(target);
     let redo_stores = target != Generation::Tpu7x;
-    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
+    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed lagged-stabilizer=sum redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
 }
 
 #[cfg(test)]
@@ -86,9 +90,9 @@ mod tests {
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
         assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
-        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed redo-stores=true remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed lagged-stabilizer=sum redo-stores=true remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
-        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed redo-stores=false remarks=false}"));
+        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }

@@ -432,11 +432,13 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             let (shape, element) = shaped(result_type(&op)?)?;
             Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| element.round(x)).collect(), shape, element })])
         }
-        "math.exp" | "math.exp2" | "math.tanh" => {
+        "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.tanh" => {
             let input = tensor(state, operand(0)?)?;
             let f: fn(f64) -> f64 = match name {
                 "math.exp" => f64::exp,
                 "math.exp2" => f64::exp2,
+                "math.log" => f64::ln,
+                "math.log2" => f64::log2,
                 _ => f64::tanh,
             };
             Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| input.element.round(f(x))).collect(), ..input })])

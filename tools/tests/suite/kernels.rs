@@ -72,6 +72,9 @@ const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
     ("exp_softmax_lagged_max", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true},"),
     // Every step whose max rises at all is redone: the exact branch.
     ("exp_softmax_lagged_max_redone", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-max-limit=0},"),
+    // Lagged steps keep m0 + log(max(1, l)) as their max and reduce none (where the VPU
+    // sums the rows; with the row sum on the MXU they keep reducing it).
+    ("exp_softmax_lagged_sum", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", "key-splits=1", ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", "key-splits=1", ""),
     ("pipeline", "", "key-splits=2", "flywheel-pipeline,"),
@@ -80,12 +83,13 @@ const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
     ("all_transposed", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split},flywheel-pipeline,"),
     ("all_lagged_max", "flywheel-layout{row-sum=mxu},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
     ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
+    ("all_transposed_lagged_sum", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true lagged-stabilizer=sum},flywheel-pipeline,"),
     // flywheel-tpu's choices on v6e and tpu7x: transposed and lagged where no window, mask
     // or bias is and the head dim is 128 or 256, standard and unlagged elsewhere; on tpu7x
     // the scale folded exactly in banded kernels. These small key blocks are taken whole
     // as flywheel-tpu takes blocks of 1024 keys and more.
-    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-whole-keys=128", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline,"),
-    ("auto_orientation_tpu7x", "flywheel-layout{orientation=auto target=tpu7x},", "key-splits=2 transposed-whole-keys=128 target=tpu7x", "flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed redo-stores=false},flywheel-pipeline,"),
+    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-whole-keys=128", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed lagged-stabilizer=sum},flywheel-pipeline,"),
+    ("auto_orientation_tpu7x", "flywheel-layout{orientation=auto target=tpu7x},", "key-splits=2 transposed-whole-keys=128 target=tpu7x", "flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false},flywheel-pipeline,"),
 ];
 
 pub fn trials() -> Vec<Trial> {
