@@ -239,28 +239,43 @@
 // RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=lagged-max=standard 2>&1 | FileCheck %s --check-prefix=LAGGED-BAD
 // LAGGED-BAD: invalid value 'standard' for option 'lagged-max' (false|true|transposed)
 
-// lagged-stabilizer=sum: a lagged step reduces no max. Its rows keep m0 + log2(max(1, l))
-// as their running max (l, the running sum by m0, holds the true max's term) and rescale
-// the sum and output by 1 / max(1, l); the redo test reads that max. The exact branch
-// still reduces it. Four key blocks, so three steps take the lagged branch.
+// lagged-stabilizer=sum: a lagged step reduces no max. Its rows keep m0 + log2(l) as
+// their running max (l, the running sum by m0, holds the true max's term) and rescale the
+// sum and output by 1 / l; the redo test reads that max, on both sides (l > 2^64 may
+// have overflowed, l < 2^-64 underflowed). A first step (m0 = -inf) shifts by 0, so it
+// is lagged too; the exact branch still reduces the max from -inf. Four key blocks.
 // RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-bf16.mlir > %t.long.mlir
 // RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed lagged-stabilizer=sum remarks=true})' -o %t.lagged-sum.mlir 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-REMARK
-// LAGGED-SUM-REMARK: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(max(1, l)) (no max reduced)
+// LAGGED-SUM-REMARK: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(l) (no max reduced; a first step shifts by 0; redone also when l < 2^-limit)
 // RUN: FileCheck %s --check-prefix=LAGGED-SUM < %t.lagged-sum.mlir
 // LAGGED-SUM: %[[M0:.*]] = "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x256xf32>, index, index) -> vector<1x256xf32>
+// LAGGED-SUM-NEXT: %[[MINUS_INF:.*]] = "arith.constant"() <{value = dense<0xFF800000> : vector<1x256xf32>}>
+// LAGGED-SUM-NEXT: %[[FIRST:.*]] = "arith.cmpf"(%[[M0]], %[[MINUS_INF]]) <{{.*}}predicate = 1 : i64}>
+// LAGGED-SUM-NEXT: %[[ZERO:.*]] = "arith.constant"() <{value = dense<0.000000e+00> : vector<1x256xf32>}>
+// LAGGED-SUM-NEXT: %[[SHIFT:.*]] = "arith.select"(%[[FIRST]], %[[ZERO]], %[[M0]])
+// LAGGED-SUM-NOT: kind = #vector.kind<maximumf>
+// LAGGED-SUM: "vector.broadcast"(%[[SHIFT]]) : (vector<1x256xf32>) -> vector<128x256xf32>
 // LAGGED-SUM-NOT: kind = #vector.kind<maximumf>
 // LAGGED-SUM: %[[ONE:.*]] = "arith.constant"() <{value = dense<1.000000e+00> : vector<1x256xf32>}>
-// LAGGED-SUM-NEXT: %[[BOUNDED:.*]] = "arith.maximumf"(%[[L:.*]], %[[ONE]])
-// LAGGED-SUM-NEXT: %[[INVERSE:.*]] = "arith.divf"(%[[ONE]], %[[BOUNDED]])
-// LAGGED-SUM-NEXT: %[[LOG:.*]] = "math.log2"(%[[BOUNDED]])
-// LAGGED-SUM-NEXT: %[[M:.*]] = "arith.addf"(%[[M0]], %[[LOG]])
+// LAGGED-SUM-NEXT: %[[INVERSE:.*]] = "arith.divf"(%[[ONE]], %[[L:[0-9]+]])
+// LAGGED-SUM-NEXT: %[[LOG:.*]] = "math.log2"(%[[L]])
+// LAGGED-SUM-NEXT: %[[M:.*]] = "arith.addf"(%[[SHIFT]], %[[LOG]])
 // LAGGED-SUM-NEXT: %[[L2:.*]] = "arith.mulf"(%[[INVERSE]], %[[L]])
 // LAGGED-SUM-NOT: kind = #vector.kind<maximumf>
 // LAGGED-SUM: %[[WIDE:.*]] = "vector.broadcast"(%[[INVERSE]]) : (vector<1x256xf32>) -> vector<128x256xf32>
 // LAGGED-SUM-NEXT: %[[ACC2:.*]] = "arith.mulf"(%[[WIDE]], {{.*}})
-// LAGGED-SUM-NEXT: "arith.subf"(%[[M]], %[[M0]])
+// LAGGED-SUM-NEXT: %[[RISE:.*]] = "arith.subf"(%[[M]], %[[SHIFT]])
+// LAGGED-SUM-NEXT: %[[LIMIT:.*]] = "arith.constant"() <{value = dense<6.400000e+01> : vector<1x256xf32>}>
+// LAGGED-SUM-NEXT: %[[BELOW:.*]] = "arith.cmpf"(%[[RISE]], %[[LIMIT]]) <{{.*}}predicate = 5 : i64}>
+// LAGGED-SUM-NEXT: %[[FLOOR:.*]] = "arith.constant"() <{value = dense<-6.400000e+01> : vector<1x256xf32>}>
+// LAGGED-SUM-NEXT: %[[ABOVE:.*]] = "arith.cmpf"(%[[RISE]], %[[FLOOR]]) <{{.*}}predicate = 3 : i64}>
+// LAGGED-SUM-NEXT: %[[WITHIN:.*]] = "arith.andi"(%[[BELOW]], %[[ABOVE]])
+// LAGGED-SUM-NEXT: "arith.constant"
+// LAGGED-SUM-NEXT: "arith.constant"
+// LAGGED-SUM-NEXT: "arith.select"(%[[WITHIN]],
 // LAGGED-SUM: "scf.if"
 // LAGGED-SUM: "vector.multi_reduction"({{.*}}) <{kind = #vector.kind<maximumf>, reduction_dims = array<i64: 0>}>
+// LAGGED-SUM: "arith.maximumf"(
 // LAGGED-SUM: }, {
 // LAGGED-SUM-NEXT: "tpu.vector_store"(%[[L2]],
 // LAGGED-SUM-NEXT: "tpu.vector_store"(%[[ACC2]],
@@ -269,6 +284,20 @@
 // RUN: flywheel compile --target v6e %t.lagged-sum.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel-opt %t.long.mlir --flywheel-lower-to-stablehlo -o %t.long.reference.mlir
 // RUN: flywheel check %t.long.reference.mlir %t.lagged-sum.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// On these (random) inputs no step is redone: with the exact branch broken (its max an
+// addition, so a first step's m is -inf and its P infinite) the kernel still passes,
+// where with lagged-stabilizer=max, whose first steps are all redone, it fails.
+// RUN: sed 's/"arith.maximumf"/"arith.addf"/' %t.lagged-sum.mlir | flywheel-opt --flywheel-lower-to-mosaic -o %t.lagged-sum.broken.mlir
+// RUN: flywheel check %t.long.reference.mlir %t.lagged-sum.broken.mlir | FileCheck %s --check-prefix=CHECKED
+// RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed})' | sed 's/"arith.maximumf"/"arith.addf"/' | flywheel-opt --flywheel-lower-to-mosaic -o %t.lagged-max.broken.mlir
+// RUN: not flywheel check %t.long.reference.mlir %t.lagged-max.broken.mlir 2>&1 | FileCheck %s --check-prefix=BROKEN
+// BROKEN: check failed: output 0: {{[0-9]+}} elements are NaN or infinite in one output but not the other
+// Every score far below 0 (q = -8, k = 1: -185 in base 2): a first step shifted by 0
+// underflows, l = 0 < 2^-64, and is redone exactly (without that test: NaN).
+// RUN: sed -e 's/  %o = "flywheel.attention"(%q, %k, %v)/  %qc = "stablehlo.constant"() <{value = dense<-8.0> : tensor<1x2x1024x128xbf16>}> : () -> tensor<1x2x1024x128xbf16>\n  %kc = "stablehlo.constant"() <{value = dense<1.0> : tensor<1x2x1024x128xbf16>}> : () -> tensor<1x2x1024x128xbf16>\n  %o = "flywheel.attention"(%qc, %kc, %v)/' %t.long.mlir > %t.underflow.mlir
+// RUN: flywheel-opt %t.underflow.mlir --flywheel-lower-to-stablehlo -o %t.underflow.reference.mlir
+// RUN: flywheel-opt %t.underflow.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed lagged-stabilizer=sum},flywheel-lower-to-mosaic)' -o %t.underflow.lowered.mlir
+// RUN: flywheel check %t.underflow.reference.mlir %t.underflow.lowered.mlir | FileCheck %s --check-prefix=CHECKED
 // Near miss: with the row sum on the MXU (a column of the PV product) there is no l apart
 // from the output; the step is lagged but keeps reducing its max.
 // RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{row-sum=mxu},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-MXU

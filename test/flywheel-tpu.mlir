@@ -22,7 +22,7 @@
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.transposed.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' -o %t.transposed.tpu7x.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
 // TRANSPOSED: remark: layouts: transposed orientation
-// TRANSPOSED: remark: @flywheel_kernel_0: {{.*}}; {{[0-9]+}} step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(max(1, l)) (no max reduced)
+// TRANSPOSED: remark: @flywheel_kernel_0: {{.*}}; {{[0-9]+}} step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(l) (no max reduced; a first step shifts by 0; redone also when l < 2^-limit)
 // RUN: flywheel compile --target v6e %t.transposed.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.transposed.tpu7x.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir

@@ -38,10 +38,11 @@
 //!   sublanes (the transposed orientation, Sᵀ = K·Qᵀ): only there did the wait for the
 //!   max store the tile, so only there does the lag pay for its redo branch.
 //!   `lagged-stabilizer=sum` goes further: a lagged step reduces no max at all. Its rows
-//!   keep m₀ + log(max(1, l)) as their running max (l the running sum by m₀, which
-//!   bounds the true max from above by at most log of the keys so far) and rescale by
-//!   1 / max(1, l); a step is redone when l > 2^limit. Kernels whose row sum is a column
-//!   of the PV matmul (no l apart from the output) keep the max.
+//!   keep m₀ + log(l) as their running max (l the running sum by m₀: their log-sum-exp,
+//!   at most log of the keys so far above the true max) and rescale by 1 / l; a first
+//!   step (m₀ = -inf) shifts by 0 instead, so it is lagged too, and a step is redone
+//!   when l > 2^limit or l < 2^-limit (P may have overflowed or underflowed). Kernels
+//!   whose row sum is a column of the PV matmul (no l apart from the output) keep the max.
 
 use crate::{
     options::{Generation, OptionKind, OptionSpec, PassOptions},
@@ -68,7 +69,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
     OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
     OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
-    OptionSpec { name: "lagged-stabilizer", kind: OptionKind::Choice(&["max", "sum"]), default: "max", help: "With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(max(1, l)), l the running sum by m₀ (sum: no max reduction in the step)" },
+    OptionSpec { name: "lagged-stabilizer", kind: OptionKind::Choice(&["max", "sum"]), default: "max", help: "With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(l), l the running sum by m₀ (sum: no max reduction in the step, and a first step lagged too)" },
     OptionSpec { name: "redo-stores", kind: OptionKind::Bool, default: "true", help: "With lagged-max, put the step's stores of its max, sum and output (when they follow it) into both arms of the redo branch, which then yields nothing" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
@@ -103,7 +104,7 @@ pub struct LaggedMax {
     /// The step's stores of its state go into both arms of the redo branch, which then
     /// yields nothing.
     pub stores_in_branch: bool,
-    /// The running max a lagged step keeps is m₀ + log(max(1, l)), not the rows' max.
+    /// The running max a lagged step keeps is m₀ + log(l), not the rows' max.
     pub sum_stabilizer: bool,
 }
 
@@ -565,25 +566,41 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'st
         let last = chain.last().expect("chains are not empty");
         let body = last.shift.block().ok_or("an update outside a block")?;
         let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
-        redo_when_risen(body, &outputs, chain[0].m_in, lagged)?;
-        let products = lag(chain, sums);
+        let m0 = match running_sums {
+            Some(_) => finite_start(chain[0].m_in),
+            None => chain[0].m_in,
+        };
+        redo_when_risen(body, &outputs, m0, lagged, running_sums.is_some())?;
+        let products = lag(chain, sums, m0);
         if let Some(running_sums) = &running_sums {
-            stabilize_by_sum(last, chain[0].m_in, &products, running_sums[index]);
+            stabilize_by_sum(last, m0, &products, running_sums[index]);
         }
     }
     let stabilizer = match (lagged.sum_stabilizer, running_sums.is_some()) {
-        (true, true) => ", their max m₀ + log(max(1, l)) (no max reduced)",
+        (true, true) => ", their max m₀ + log(l) (no max reduced; a first step shifts by 0; redone also when l < 2^-limit)",
         (true, false) => ", their max reduced (no running sum l apart from the output: the MXU sums the rows)",
         (false, _) => "",
     };
     Ok((chains.len(), stabilizer))
 }
 
+/// `m0`, the running max a step starts with, where it is finite, else 0: what a step
+/// stabilized by its sum shifts by, so that a first step (m0 = -inf) is lagged too. The
+/// sum and output it starts with are then 0, which any shift keeps.
+fn finite_start<'c: 'a, 'a>(m0: Value<'c, 'a>) -> Value<'c, 'a> {
+    let anchor = after_definition(m0);
+    let rows = m0.r#type();
+    let flags = Type::parse(unsafe { anchor.context().to_ref() }, &rows.to_string().replace("xf32>", "xi1>")).expect("the max's flags");
+    let minus_infinity = splat_before(anchor, f64::NEG_INFINITY, rows);
+    let first = insert_before(anchor, "arith.cmpf", &[m0, minus_infinity], flags, &[("predicate", "1 : i64".into())]);
+    let zero = splat_before(anchor, 0.0, rows);
+    insert_before(anchor, "arith.select", &[first, zero, m0], rows, &[])
+}
+
 /// Rewrites a chain of updates (checked by `lag_sums`, whose additions `sums` are) to
-/// shift every P by the first m_in and rescale once, after the last update. Returns the
-/// rescales, `alpha * (x + y)`.
-fn lag<'c, 'a>(chain: &[Update<'c, 'a>], sums: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
-    let m0 = chain[0].m_in;
+/// shift every P by `m0` (the first m_in, or `finite_start`'s) and rescale once, after
+/// the last update. Returns the rescales, `alpha * (x + y)`.
+fn lag<'c, 'a>(chain: &[Update<'c, 'a>], sums: &[OperationRef<'c, 'a>], m0: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     for (index, update) in chain.iter().enumerate() {
         let widened_max = update.shift.operand(1).expect("a subtraction");
         let widened_m0 = match defining_op(widened_max).filter(|_| widened_max != update.m_out) {
@@ -670,22 +687,23 @@ fn running_sum(last: &Update, sums: &[OperationRef]) -> Option<usize> {
 }
 
 /// `lagged-stabilizer=sum`: a lagged step (rewritten by `lag`, whose rescales are
-/// `products`, of which the `sum`th rescales l: `running_sum`) keeps m = m₀ + log(max(1, l))
-/// as its rows' running max, l the running sum by m₀, and rescales by 1 / max(1, l), so
-/// it reduces no max. Any m works as the stabilizer as long as the sum and output use
-/// the same one; this one is at least the true max (l holds its term) and at most
-/// log(keys so far) above it. The redo test reads the same m: a step is redone when
-/// l > 2^limit (then some P may have been large) or is NaN.
+/// `products`, of which the `sum`th rescales l: `running_sum`; shifted by `m0`, the
+/// incoming max or `finite_start`'s 0) keeps m = m0 + log(l) as its rows' running max, l
+/// the running sum by m0, and rescales by 1 / l, so it reduces no max. Any m works as the
+/// stabilizer as long as the sum and output use the same one; this one, the rows'
+/// log-sum-exp, is at least the true max (l holds its term) and at most log(keys so far)
+/// above it. The redo test reads the same m, on both sides: a step is redone when
+/// l > 2^limit (some P may have been large), l < 2^-limit (P may have underflowed: a
+/// first step's shift by 0 far above its scores) or is NaN.
 fn stabilize_by_sum<'c, 'a>(last: &Update<'c, 'a>, m0: Value<'c, 'a>, products: &[OperationRef<'c, 'a>], sum: usize) {
     let rows = last.m_out.r#type();
     let sum = &products[sum];
     let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
     let total = sum.operand(1).expect("alpha * total");
     let one = splat_before(*sum, 1.0, rows);
-    let bounded = insert_before(*sum, "arith.maximumf", &[total, one], rows, &fastmath);
-    let inverse = insert_before(*sum, "arith.divf", &[one, bounded], rows, &fastmath);
+    let inverse = insert_before(*sum, "arith.divf", &[one, total], rows, &fastmath);
     let log = if op_name(last.alpha) == "math.exp2" { "math.log2" } else { "math.log" };
-    let log = insert_before(*sum, log, &[bounded], rows, &fastmath);
+    let log = insert_before(*sum, log, &[total], rows, &fastmath);
     let m = insert_before(*sum, "arith.addf", &[m0, log], rows, &fastmath);
     for (user, position) in users(last.m_out) {
         if user != last.drop {
@@ -722,15 +740,16 @@ fn precedes(op: OperationRef, other: OperationRef) -> bool {
     std::iter::successors(op.next_in_block(), |next| next.next_in_block()).any(|next| next == other)
 }
 
-/// Wraps `outputs` of `body` in `scf.if (some row of max - m0 > limit, or NaN) { the ops
-/// computing them, cloned } else { outputs }`, placed after the last of those ops; their
+/// Wraps `outputs` of `body` in `scf.if (some row of max - m0 > limit, or NaN, or with
+/// `two_sided` < -limit) { the ops computing them, cloned } else { outputs }`, placed
+/// after the last of those ops; their
 /// later users take the choice. When those users are stores right after the ops (and
 /// `lagged_max.stores_in_branch`), the stores move into both branches instead and the
 /// `scf.if` yields nothing: libtpu copies the values a branch yields (the step's whole
 /// [D, rows] output) before the branch and spills them after it (MHA 8 x 8192 x 128 on
 /// v6e, 2048 x 2048 blocks: 1,042,934 static cycles yielding, 983,414 storing in the
 /// branches).
-fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, lagged_max: LaggedMax) -> Result<(), String> {
+fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, lagged_max: LaggedMax, two_sided: bool) -> Result<(), String> {
     let ops = block_ops(body);
     let mut slice: HashSet<*mut std::ffi::c_void> = HashSet::new();
     let mut stack: Vec<OperationRef> = outputs.iter().filter_map(|value| defining_op(*value)).collect();
@@ -750,7 +769,7 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
         .flat_map(|(index, value)| users(*value).into_iter().filter(|(user, _)| !in_slice(user)).map(move |(user, position)| (user, position, index)))
         .collect();
     let anchor = ops.iter().rev().find(|op| in_slice(op)).and_then(|op| op.next_in_block()).ok_or("the step's softmax ends its block")?;
-    let redo = risen(anchor, outputs[0], m0, lagged_max.limit)?;
+    let redo = risen(anchor, outputs[0], m0, lagged_max.limit, two_sided)?;
 
     let location = anchor.location();
     let exact = Block::new(&[]);
@@ -819,8 +838,9 @@ fn stores_from<'c, 'a>(anchor: OperationRef<'c, 'a>, later_users: &[(OperationRe
 }
 
 /// Before `anchor`: whether some row's max `m` exceeds `m0` by more than `limit`, or the
-/// difference is NaN (a first step's m0 = -inf gives +inf): an i1.
-fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, 'a>, limit: f64) -> Result<Value<'c, 'a>, String> {
+/// difference is NaN (a first step's m0 = -inf gives +inf), or with `two_sided` falls
+/// below -limit (m₀ + log(l) with l < 2^-limit: P may have underflowed): an i1.
+fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, 'a>, limit: f64, two_sided: bool) -> Result<Value<'c, 'a>, String> {
     let context_ref = anchor.context();
     let context = unsafe { context_ref.to_ref() };
     let rows = m.r#type();
@@ -831,7 +851,12 @@ fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, '
     let bound = splat_before(anchor, limit, rows);
     // Ordered less-or-equal (Mosaic lowers no unordered comparison): false for NaN, so
     // a NaN rise is marked.
-    let within = insert_before(anchor, "arith.cmpf", &[rise, bound], flags, &[("predicate", "5 : i64".into())]);
+    let mut within = insert_before(anchor, "arith.cmpf", &[rise, bound], flags, &[("predicate", "5 : i64".into())]);
+    if two_sided {
+        let floor = splat_before(anchor, -limit, rows);
+        let above = insert_before(anchor, "arith.cmpf", &[rise, floor], flags, &[("predicate", "3 : i64".into())]);
+        within = insert_before(anchor, "arith.andi", &[within, above], flags, &[]);
+    }
     let (one, zero) = (splat_before(anchor, 1.0, rows), splat_before(anchor, 0.0, rows));
     let marks = insert_before(anchor, "arith.select", &[within, zero, one], rows, &[]);
     let start = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.0 : f32".into())]);

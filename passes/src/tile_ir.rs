@@ -195,7 +195,7 @@ pub fn splat_before<'c, 'a>(anchor: OperationRef<'c, 'a>, value: f64, r#type: Ty
 }
 
 fn float_text(value: f64) -> String {
-    crate::hlo::float_literal(value)
+    crate::kernel_text::float(value)
 }
 
 /// Whether `op` only computes its results from its operands (arithmetic, math and

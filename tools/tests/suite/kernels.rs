@@ -72,7 +72,7 @@ const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
     ("exp_softmax_lagged_max", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true},"),
     // Every step whose max rises at all is redone: the exact branch.
     ("exp_softmax_lagged_max_redone", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-max-limit=0},"),
-    // Lagged steps keep m0 + log(max(1, l)) as their max and reduce none (where the VPU
+    // Lagged steps keep m0 + log(l) as their max and reduce none (where the VPU
     // sums the rows; with the row sum on the MXU they keep reducing it).
     ("exp_softmax_lagged_sum", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", "key-splits=1", ""),
