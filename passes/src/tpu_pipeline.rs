@@ -69,8 +69,8 @@ fn expand(options: &PassOptions) -> String {
 /// `flywheel-tile`'s block search also runs on each candidate: the softmax rewrites (the
 /// lagged max where the layout chose the transposed orientation, its lagged steps keeping
 /// m₀ + log(l) instead of reducing a max: libtpu 0.0.50.1 static cycles at the
-/// default blocks, v6e MHA 8 x 8192 x 128 941,558 against 975,734, x 256 1,351,736
-/// against 1,480,248; tpu7x MHA 8 x 8192 x 128 1,111,962 against 1,162,138) and
+/// default blocks, v6e MHA 8 x 8192 x 128 918,518 against 975,734, x 256 1,313,848
+/// against 1,480,248; tpu7x MHA 8 x 8192 x 128 1,105,562 against 1,162,138) and
 /// pipelining. On tpu7x the redo branch yields the step's state: storing it in the branch
 /// takes VMEM its transposed kernel at 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.49M of
 /// 63.94M).
