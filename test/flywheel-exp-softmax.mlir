@@ -298,6 +298,42 @@
 // RUN: flywheel-opt %t.underflow.mlir --flywheel-lower-to-stablehlo -o %t.underflow.reference.mlir
 // RUN: flywheel-opt %t.underflow.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed lagged-stabilizer=sum},flywheel-lower-to-mosaic)' -o %t.underflow.lowered.mlir
 // RUN: flywheel check %t.underflow.reference.mlir %t.underflow.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// redo-stores=before (flywheel-tpu's on v6e): the lagged state is stored as soon as it
+// is made, before the branch, whose exact arm stores its own over it and reads the state
+// the step started with from the step's loads, not from the scratch just written; the
+// other arm is empty.
+// RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed lagged-stabilizer=sum redo-stores=before})' -o %t.before.mlir
+// RUN: FileCheck %s --check-prefix=BEFORE < %t.before.mlir
+// BEFORE: %[[M0:.*]] = "vector.load"(%[[M_SCRATCH:arg[0-9]+]], {{.*}}) : (memref<1x256xf32>, index, index) -> vector<1x256xf32>
+// BEFORE: %[[L0:.*]] = "vector.load"(%[[L_SCRATCH:arg[0-9]+]], {{.*}}) : (memref<1x256xf32>, index, index) -> vector<1x256xf32>
+// BEFORE-NEXT: %[[ACC0:.*]] = "vector.load"(%[[ACC_SCRATCH:arg[0-9]+]], {{.*}}) : (memref<128x256xf32>, index, index) -> vector<128x256xf32>
+// BEFORE: %[[REDO:.*]] = "arith.cmpf"({{.*}}) <{{.*}}predicate = 2 : i64}> : (f32, f32) -> i1
+// BEFORE-NEXT: "tpu.vector_store"(%{{.*}}, %[[L_SCRATCH]],
+// BEFORE-NEXT: "tpu.vector_store"(%{{.*}}, %[[ACC_SCRATCH]],
+// BEFORE-NEXT: "tpu.vector_store"(%{{.*}}, %[[M_SCRATCH]],
+// BEFORE-NEXT: "scf.if"(%[[REDO]]) ({
+// BEFORE-NOT: "vector.load"(%[[M_SCRATCH]]
+// BEFORE-NOT: "vector.load"(%[[L_SCRATCH]]
+// BEFORE-NOT: "vector.load"(%[[ACC_SCRATCH]]
+// BEFORE: "arith.maximumf"(%[[M0]],
+// BEFORE: "arith.mulf"({{.*}}, %[[L0]])
+// BEFORE: "tpu.vector_store"(%{{.*}}, %[[L_SCRATCH]],
+// BEFORE-NEXT: "tpu.vector_store"(%{{.*}}, %[[ACC_SCRATCH]],
+// BEFORE-NEXT: "tpu.vector_store"(%{{.*}}, %[[M_SCRATCH]],
+// BEFORE-NEXT: "scf.yield"() : () -> ()
+// BEFORE-NEXT: }, {
+// BEFORE-NEXT: "scf.yield"() : () -> ()
+// BEFORE-NEXT: }) : (i1) -> ()
+// It compiles, and matches the reference as it is and with every step redone (limit 0:
+// the exact arm's state is the one kept).
+// RUN: flywheel-opt %t.before.mlir --flywheel-lower-to-mosaic -o %t.before.lowered.mlir
+// RUN: flywheel compile --target v6e %t.before.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel check %t.long.reference.mlir %t.before.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed lagged-stabilizer=sum redo-stores=before lagged-max-limit=0},flywheel-lower-to-mosaic)' -o %t.before.redone.mlir
+// RUN: flywheel check %t.long.reference.mlir %t.before.redone.mlir | FileCheck %s --check-prefix=CHECKED
+// Diagnostics: a placement the option does not know.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=redo-stores=after 2>&1 | FileCheck %s --check-prefix=BEFORE-BAD
+// BEFORE-BAD: invalid value 'after' for option 'redo-stores' (false|true|before)
 // Near miss: with the row sum on the MXU (a column of the PV product) there is no l apart
 // from the output; the step is lagged but keeps reducing its max.
 // RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{row-sum=mxu},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-MXU

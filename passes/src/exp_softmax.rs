@@ -31,9 +31,11 @@
 //!   rescaled once after the step. Exact while no row's max rises by more than
 //!   `lagged-max-limit` in the step (P stays below 2^limit); a step where one does, and
 //!   every first step (its max starts at -inf), is redone as before in an `scf.if`.
-//!   With `redo-stores` (on by default) the step's stores of its state, where they
+//!   With `redo-stores=true` (the default) the step's stores of its state, where they
 //!   follow it, go into both arms of that branch, so it yields nothing (libtpu copies
-//!   and spills what a branch yields).
+//!   and spills what a branch yields); with `redo-stores=before` they stay before it,
+//!   storing the lagged state as soon as it is made, and the exact arm stores its own
+//!   over it, reading the state the step started with from the step's own loads.
 //!   `lagged-max=transposed` lags only kernels whose max reduces the score tile across
 //!   sublanes (the transposed orientation, Sᵀ = K·Qᵀ): only there did the wait for the
 //!   max store the tile, so only there does the lag pay for its redo branch.
@@ -70,7 +72,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
     OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
     OptionSpec { name: "lagged-stabilizer", kind: OptionKind::Choice(&["max", "sum"]), default: "max", help: "With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(l), l the running sum by m₀ (sum: no max reduction in the step, and a first step lagged too)" },
-    OptionSpec { name: "redo-stores", kind: OptionKind::Bool, default: "true", help: "With lagged-max, put the step's stores of its max, sum and output (when they follow it) into both arms of the redo branch, which then yields nothing" },
+    OptionSpec { name: "redo-stores", kind: OptionKind::Choice(&["false", "true", "before"]), default: "true", help: "With lagged-max, where the step's stores of its max, sum and output go (when they follow it): after the redo branch, which yields the state (false); into both its arms, so it yields nothing (true); before it, the exact arm storing again (before)" },
     OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
 ];
@@ -101,11 +103,22 @@ pub struct LaggedMax {
     pub transposed_only: bool,
     /// The largest rise of a row's max a lagged step keeps.
     pub limit: f64,
-    /// The step's stores of its state go into both arms of the redo branch, which then
-    /// yields nothing.
-    pub stores_in_branch: bool,
+    /// Where the step's stores of its state go relative to the redo branch.
+    pub stores: RedoStores,
     /// The running max a lagged step keeps is m₀ + log(l), not the rows' max.
     pub sum_stabilizer: bool,
+}
+
+/// Where a lagged step's stores of its state go relative to its redo branch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RedoStores {
+    /// After it: the branch yields the state.
+    After,
+    /// Into both arms: the branch yields nothing.
+    InBranch,
+    /// Before it, the lagged state stored as soon as it is made; the exact arm stores its
+    /// own over it.
+    Before,
 }
 
 /// When to fold the score scale into Q.
@@ -133,11 +146,16 @@ fn create(options: &PassOptions) -> Pass {
 }
 
 fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
-    let (limit, stores_in_branch) = (options.float("lagged-max-limit"), options.bool("redo-stores"));
+    let limit = options.float("lagged-max-limit");
+    let stores = match options.choice("redo-stores") {
+        "false" => RedoStores::After,
+        "before" => RedoStores::Before,
+        _ => RedoStores::InBranch,
+    };
     let sum_stabilizer = options.choice("lagged-stabilizer") == "sum";
     match options.choice("lagged-max") {
-        "true" => Some(LaggedMax { transposed_only: false, limit, stores_in_branch, sum_stabilizer }),
-        "transposed" => Some(LaggedMax { transposed_only: true, limit, stores_in_branch, sum_stabilizer }),
+        "true" => Some(LaggedMax { transposed_only: false, limit, stores, sum_stabilizer }),
+        "transposed" => Some(LaggedMax { transposed_only: true, limit, stores, sum_stabilizer }),
         _ => None,
     }
 }
@@ -744,7 +762,7 @@ fn precedes(op: OperationRef, other: OperationRef) -> bool {
 /// `two_sided` < -limit) { the ops computing them, cloned } else { outputs }`, placed
 /// after the last of those ops; their
 /// later users take the choice. When those users are stores right after the ops (and
-/// `lagged_max.stores_in_branch`), the stores move into both branches instead and the
+/// `lagged_max.stores` is `InBranch`), the stores move into both branches instead and the
 /// `scf.if` yields nothing: libtpu copies the values a branch yields (the step's whole
 /// [D, rows] output) before the branch and spills them after it (MHA 8 x 8192 x 128 on
 /// v6e, 2048 x 2048 blocks: 1,042,934 static cycles yielding, 983,414 storing in the
@@ -772,9 +790,17 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
     let redo = risen(anchor, outputs[0], m0, lagged_max.limit, two_sided)?;
 
     let location = anchor.location();
+    let stores = stores_from(anchor, &later_users).filter(|_| lagged_max.stores != RedoStores::After);
+    // Stored before the branch, the state the step starts with is read from memory only
+    // by the step's own loads, which the exact arm then uses rather than loading again.
+    let stored: Vec<Value> = stores.iter().flatten().filter_map(|store| store.operand(1).ok()).collect();
+    let reads_stored = |op: &OperationRef| op.operands().any(|operand| stored.contains(&operand));
+    let before = lagged_max.stores == RedoStores::Before
+        && stores.is_some()
+        && ops.iter().filter(|op| in_slice(op) && reads_stored(op)).all(|op| op_name(*op) == "vector.load");
     let exact = Block::new(&[]);
     let mut renamed = HashMap::new();
-    for op in ops.iter().filter(|op| in_slice(op)) {
+    for op in ops.iter().filter(|op| in_slice(op) && !(before && reads_stored(op))) {
         let copy = exact.append_operation(cloned(*op));
         rename_operands(copy, &renamed);
         for index in 0..op.result_count() {
@@ -782,10 +808,11 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
         }
     }
     let lagged = Block::new(&[]);
-    let stores = stores_from(anchor, &later_users).filter(|_| lagged_max.stores_in_branch);
     for store in stores.iter().flatten() {
         rename_operands(exact.append_operation(cloned(*store)), &renamed);
-        lagged.append_operation(cloned(*store));
+        if !before {
+            lagged.append_operation(cloned(*store));
+        }
     }
     let (exact_outputs, lagged_outputs): (Vec<Value>, &[Value]) = match stores {
         Some(_) => (Vec::new(), &[]),
@@ -800,11 +827,17 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
     });
     let types: Vec<Type> = lagged_outputs.iter().map(|value| value.r#type()).collect();
     let choice = OperationBuilder::new("scf.if", location).add_operands(&[redo]).add_results(&types).add_regions(regions).build().map_err(|e| e.to_string())?;
-    let choice = body.insert_operation_before(anchor, choice);
     match stores {
+        Some(stores) if before => {
+            body.insert_operation_after(*stores.last().expect("stores_from finds some"), choice);
+        }
         // SAFETY: each store was cloned into both branches; nothing uses a store.
-        Some(stores) => stores.into_iter().for_each(|store| unsafe { mlir_sys::mlirOperationDestroy(store.to_raw()) }),
+        Some(stores) => {
+            body.insert_operation_before(anchor, choice);
+            stores.into_iter().for_each(|store| unsafe { mlir_sys::mlirOperationDestroy(store.to_raw()) });
+        }
         None => {
+            let choice = body.insert_operation_before(anchor, choice);
             for (user, position, index) in later_users {
                 mutable(user).set_operand(position, choice.result(index).map_err(|e| e.to_string())?.into());
             }

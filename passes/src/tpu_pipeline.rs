@@ -69,14 +69,17 @@ fn expand(options: &PassOptions) -> String {
 /// `flywheel-tile`'s block search also runs on each candidate: the softmax rewrites (the
 /// lagged max where the layout chose the transposed orientation, its lagged steps keeping
 /// m₀ + log(l) instead of reducing a max: libtpu 0.0.50.1 static cycles at the
-/// default blocks, v6e MHA 8 x 8192 x 128 918,518 against 975,734, x 256 1,313,848
-/// against 1,480,248; tpu7x MHA 8 x 8192 x 128 1,105,562 against 1,162,138) and
-/// pipelining. On tpu7x the redo branch yields the step's state: storing it in the branch
-/// takes VMEM its transposed kernel at 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.49M of
-/// 63.94M).
+/// default blocks, v6e MHA 8 x 8192 x 128 906,998 against 975,734, x 256 1,287,480
+/// against 1,480,248, both with the stores below; tpu7x MHA 8 x 8192 x 128 1,105,562
+/// against 1,162,138) and
+/// pipelining. The step's state is stored before the redo branch, whose exact arm stores
+/// its own over it (v6e MHA 8 x 2048 x 128: 58,525 cycles against 60,557 with the stores
+/// in both arms; MHA 8 x 4096 x 256 329,885 against 336,477). On tpu7x the branch yields
+/// the state: storing it before the branch or in it takes VMEM its transposed kernel at
+/// 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.18M and 64.49M of 63.94M).
 pub fn kernel_transforms(target: Generation, remarks: bool) -> String {
     let fold = crate::exp_softmax::fold_for_target(target);
-    let redo_stores = target != Generation::Tpu7x;
+    let redo_stores = if target == Generation::Tpu7x { "false" } else { "before" };
     format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed lagged-stabilizer=sum redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
 }
 
@@ -90,7 +93,7 @@ mod tests {
         let text = pipeline.expand_with("target=v5e remarks=true").unwrap();
         assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
-        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed lagged-stabilizer=sum redo-stores=true remarks=true}"), "{text}");
+        assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed lagged-stabilizer=sum redo-stores=before remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));

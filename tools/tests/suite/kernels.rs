@@ -75,6 +75,9 @@ const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
     // Lagged steps keep m0 + log(l) as their max and reduce none (where the VPU
     // sums the rows; with the row sum on the MXU they keep reducing it).
     ("exp_softmax_lagged_sum", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum},"),
+    // The state stored before the redo branch; with limit 0 every step is redone, its
+    // exact arm storing over it.
+    ("exp_softmax_lagged_stores_before_redone", "", "key-splits=2", "flywheel-exp-softmax{lagged-max=true lagged-max-limit=0 redo-stores=before},"),
     ("layout_row_sum_mxu", "flywheel-layout{row-sum=mxu},", "key-splits=1", ""),
     ("layout_transposed", "flywheel-layout{orientation=transposed},", "key-splits=1", ""),
     ("pipeline", "", "key-splits=2", "flywheel-pipeline,"),
@@ -88,7 +91,7 @@ const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
     // or bias is and the head dim is 128 or 256, standard and unlagged elsewhere; on tpu7x
     // the scale folded exactly in banded kernels. These small key blocks are taken whole
     // as flywheel-tpu takes blocks of 1024 keys and more.
-    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-whole-keys=128", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed lagged-stabilizer=sum},flywheel-pipeline,"),
+    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-whole-keys=128", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed lagged-stabilizer=sum redo-stores=before},flywheel-pipeline,"),
     ("auto_orientation_tpu7x", "flywheel-layout{orientation=auto target=tpu7x},", "key-splits=2 transposed-whole-keys=128 target=tpu7x", "flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false},flywheel-pipeline,"),
 ];
 
