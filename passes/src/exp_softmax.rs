@@ -608,7 +608,7 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'st
 fn finite_start<'c: 'a, 'a>(m0: Value<'c, 'a>) -> Value<'c, 'a> {
     let anchor = after_definition(m0);
     let rows = m0.r#type();
-    let flags = Type::parse(unsafe { anchor.context().to_ref() }, &rows.to_string().replace("xf32>", "xi1>")).expect("the max's flags");
+    let flags = flags_like(anchor, rows).expect("the max's flags");
     let minus_infinity = splat_before(anchor, f64::NEG_INFINITY, rows);
     let first = insert_before(anchor, "arith.cmpf", &[m0, minus_infinity], flags, &[("predicate", "1 : i64".into())]);
     let zero = splat_before(anchor, 0.0, rows);
@@ -642,7 +642,7 @@ fn lag<'c, 'a>(chain: &[Update<'c, 'a>], sums: &[OperationRef<'c, 'a>], m0: Valu
     }
     let last = chain.last().expect("chains are not empty");
     mutable(last.drop).set_operand(0, m0);
-    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    let fastmath = no_fastmath();
     let mut products = Vec::new();
     for (rescale, add) in last.rescales.iter().zip(sums) {
         let rescaled: Value = rescale.result(0).expect("one result").into();
@@ -716,7 +716,7 @@ fn running_sum(last: &Update, sums: &[OperationRef]) -> Option<usize> {
 fn stabilize_by_sum<'c, 'a>(last: &Update<'c, 'a>, m0: Value<'c, 'a>, products: &[OperationRef<'c, 'a>], sum: usize) {
     let rows = last.m_out.r#type();
     let sum = &products[sum];
-    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    let fastmath = no_fastmath();
     let total = sum.operand(1).expect("alpha * total");
     let one = splat_before(*sum, 1.0, rows);
     let inverse = insert_before(*sum, "arith.divf", &[one, total], rows, &fastmath);
@@ -877,9 +877,9 @@ fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, '
     let context_ref = anchor.context();
     let context = unsafe { context_ref.to_ref() };
     let rows = m.r#type();
-    let flags = Type::parse(context, &rows.to_string().replace("xf32>", "xi1>")).ok_or("the max's type")?;
+    let flags = flags_like(anchor, rows).ok_or("the max's type")?;
     let (f32_type, i1) = (Type::float32(context), Type::parse(context, "i1").expect("i1"));
-    let fastmath = [("fastmath", "#arith.fastmath<none>".to_owned())];
+    let fastmath = no_fastmath();
     let rise = insert_before(anchor, "arith.subf", &[m, m0], rows, &fastmath);
     let bound = splat_before(anchor, limit, rows);
     // Ordered less-or-equal (Mosaic lowers no unordered comparison): false for NaN, so
@@ -898,6 +898,17 @@ fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, '
     let any = insert_before(anchor, "vector.multi_reduction", &[marks, start], f32_type, &[("kind", "#vector.kind<maximumf>".into()), ("reduction_dims", format!("array<i64: {dims}>"))]);
     let half = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.5 : f32".into())]);
     Ok(insert_before(anchor, "arith.cmpf", &[any, half], i1, &[("predicate", "2 : i64".into())]))
+}
+
+/// The i1 vector type shaped like the f32 `rows`, in `anchor`'s context.
+fn flags_like<'c>(anchor: OperationRef<'c, '_>, rows: Type<'c>) -> Option<Type<'c>> {
+    // SAFETY: the context outlives the IR it owns, `anchor` among it.
+    Type::parse(unsafe { anchor.context().to_ref() }, &rows.to_string().replace("xf32>", "xi1>"))
+}
+
+/// The attribute the rewrites put on the float ops they make: no fast-math flags.
+fn no_fastmath() -> [(&'static str, String); 1] {
+    [("fastmath", "#arith.fastmath<none>".to_owned())]
 }
 
 /// A clone of `op` inserted before `anchor`, its operands renamed through `renamed`.
