@@ -235,9 +235,6 @@
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-STANDARD
 // LAGGED-STANDARD: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed (lagged-max=transposed)
 // LAGGED-STANDARD-NOT: predicate = 5 : i64
-// Diagnostics: a value the option does not know.
-// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=lagged-max=standard 2>&1 | FileCheck %s --check-prefix=LAGGED-BAD
-// LAGGED-BAD: invalid value 'standard' for option 'lagged-max' (false|true|transposed)
 
 // lagged-stabilizer=sum: a lagged step reduces no max. Its rows keep m0 + log2(l) as
 // their running max (l, the running sum by m0, holds the true max's term) and rescale the
@@ -338,6 +335,33 @@
 // from the output; the step is lagged but keeps reducing its max.
 // RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-layout{row-sum=mxu},flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=true lagged-stabilizer=sum remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-SUM-MXU
 // LAGGED-SUM-MXU: remark: @flywheel_kernel_0: {{.*}}; 1 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max reduced (no running sum l apart from the output: the MXU sums the rows)
+
+// lagged-max=transposed-or-causal (flywheel-tpu's on v6e) also lags a standard kernel
+// whose band is causal: every key at most its query's position, no lower edge. Causal,
+// four key blocks of 256 in two sub-blocks each: the masked and the unmasked step body
+// are both lagged, stabilized by the sum; it compiles and matches the reference.
+// RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.causal.mlir
+// RUN: flywheel-opt %t.causal.mlir --pass-pipeline='builtin.module(flywheel-tile{causal-block-q=256 causal-block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before remarks=true})' -o %t.lagged-causal.mlir 2>&1 | FileCheck %s --check-prefix=CAUSAL-LAG-REMARK
+// CAUSAL-LAG-REMARK: remark: @flywheel_kernel_0: {{.*}}; 2 step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(l)
+// RUN: FileCheck %s --check-prefix=CAUSAL-LAG < %t.lagged-causal.mlir
+// CAUSAL-LAG: "arith.cmpi"({{.*}}) <{predicate = 3 : i64}> : (vector<256x128xi32>, vector<256x128xi32>) -> vector<256x128xi1>
+// CAUSAL-LAG: "math.log2"
+// CAUSAL-LAG: "scf.if"
+// CAUSAL-LAG: "math.log2"
+// CAUSAL-LAG: "scf.if"
+// RUN: flywheel-opt %t.lagged-causal.mlir --flywheel-lower-to-mosaic -o %t.lagged-causal.lowered.mlir
+// RUN: flywheel compile --target v6e %t.lagged-causal.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %t.causal.mlir --flywheel-lower-to-stablehlo -o %t.causal.reference.mlir
+// RUN: flywheel check %t.causal.reference.mlir %t.lagged-causal.lowered.mlir | FileCheck %s --check-prefix=CHECKED
+// Near misses: a window adds a lower edge (key >= query - 64), and a kernel without a
+// band has no edge: both are left alone, with a remark.
+// RUN: sed 's/kv_heads = 2}/kv_heads = 2, window = array<i64: 64, 0>}/' %t.causal.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile{causal-block-q=256 causal-block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed-or-causal lagged-stabilizer=sum remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-NOT-CAUSAL
+// RUN: flywheel-opt %t.long.mlir --pass-pipeline='builtin.module(flywheel-tile{block-q=256 block-kv=256 key-splits=2},flywheel-exp-softmax{lagged-max=transposed-or-causal lagged-stabilizer=sum remarks=true})' 2>&1 | FileCheck %s --check-prefix=LAGGED-NOT-CAUSAL
+// LAGGED-NOT-CAUSAL: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)
+// LAGGED-NOT-CAUSAL-NOT: "math.log2"
+// Diagnostics: a value the option does not know.
+// RUN: not flywheel-opt %S/Inputs/attention-bnth-bf16.mlir --flywheel-exp-softmax=lagged-max=standard 2>&1 | FileCheck %s --check-prefix=LAGGED-BAD
+// LAGGED-BAD: invalid value 'standard' for option 'lagged-max' (false|true|transposed|transposed-or-causal)
 // LAGGED-SUM-MXU-NOT: "math.log2"
 // LAGGED-SUM-MXU: kind = #vector.kind<maximumf>, reduction_dims = array<i64: 1>
 // LAGGED-SUM-MXU: "scf.if"

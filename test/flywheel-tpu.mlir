@@ -44,6 +44,19 @@
 // RUN: flywheel-opt %S/Inputs/attention-bnth-bf16.mlir '--flywheel-tpu=target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=V5E
 // V5E: remark: layouts: standard orientation, row sum on the VPU (auto orientation: transposed on v6e and tpu7x only;
 // V5E: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed (lagged-max=transposed)
+// On v6e a causal kernel the layout keeps standard (here at head dim 64) is lagged too,
+// and matches the reference; on tpu7x it is not (slower there), nor on v6e with a window.
+// RUN: sed 's/x128xbf16/x64xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.causal64.mlir
+// RUN: flywheel-opt %t.causal64.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.causal64.v6e.mlir 2>&1 | FileCheck %s --check-prefix=CAUSAL-STANDARD-V6E
+// CAUSAL-STANDARD-V6E: remark: layouts: standard orientation
+// CAUSAL-STANDARD-V6E: remark: @flywheel_kernel_0: {{.*}}; {{[0-9]+}} step(s) exponentiated by their incoming max, redone when a row's max rises by more than 64, their max m₀ + log(l)
+// RUN: flywheel-opt %t.causal64.mlir --flywheel-lower-to-stablehlo -o %t.causal64.reference.mlir
+// RUN: flywheel check %t.causal64.reference.mlir %t.causal64.v6e.mlir | FileCheck %s --check-prefix=CHECKED
+// RUN: flywheel-opt %t.causal64.mlir '--flywheel-tpu=target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=CAUSAL-STANDARD-TPU7X
+// CAUSAL-STANDARD-TPU7X: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed (lagged-max=transposed)
+// RUN: sed 's/kv_heads = 2}/kv_heads = 2, window = array<i64: 64, 0>}/' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt '--flywheel-tpu=target=v6e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=WINDOW-V6E
+// WINDOW-V6E: remark: layouts: standard orientation, {{.*}}a window keeps the standard orientation
+// WINDOW-V6E: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)
 
 // Gated DeltaNet has no kernel yet: it is raised and lowered back to the recurrence,
 // which computes what the chunked original does.

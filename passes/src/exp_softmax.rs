@@ -38,7 +38,10 @@
 //!   over it, reading the state the step started with from the step's own loads.
 //!   `lagged-max=transposed` lags only kernels whose max reduces the score tile across
 //!   sublanes (the transposed orientation, Sᵀ = K·Qᵀ): only there did the wait for the
-//!   max store the tile, so only there does the lag pay for its redo branch.
+//!   max store the tile, so only there does the lag pay for its redo branch (with the max
+//!   stabilizer). `transposed-or-causal` also lags kernels whose band is causal (key <=
+//!   query + offset, no window's lower edge: read from their masks' position
+//!   comparisons), where on v6e the sum stabilizer pays for the branch.
 //!   `lagged-stabilizer=sum` goes further: a lagged step reduces no max at all. Its rows
 //!   keep m₀ + log(l) as their running max (l the running sum by m₀: their log-sum-exp,
 //!   at most log of the keys so far above the true max) and rescale by 1 / l; a first
@@ -49,7 +52,7 @@
 use crate::{
     options::{Generation, OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, replace_op, splat_before, users},
+    tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, predicate, replace_op, splat_before, users},
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
@@ -69,7 +72,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "split-unbanded", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); split-unbanded (split in kernels without a causal or window band, exact in those with one); always (Q times the scale rounded to bf16); or never" },
     OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
     OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
-    OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true) or in those whose max reduces across sublanes, the transposed orientation (transposed)" },
+    OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed", "transposed-or-causal"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true), in those whose max reduces across sublanes, the transposed orientation (transposed), or in those and the kernels whose band has an upper edge only, as causality gives, no window's lower edge (transposed-or-causal)" },
     OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
     OptionSpec { name: "lagged-stabilizer", kind: OptionKind::Choice(&["max", "sum"]), default: "max", help: "With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(l), l the running sum by m₀ (sum: no max reduction in the step, and a first step lagged too)" },
     OptionSpec { name: "redo-stores", kind: OptionKind::Choice(&["false", "true", "before"]), default: "true", help: "With lagged-max, where the step's stores of its max, sum and output go (when they follow it): after the redo branch, which yields the state (false); into both its arms, so it yields nothing (true); before it, the exact arm storing again (before)" },
@@ -99,14 +102,24 @@ pub struct Rewrites {
 /// Where and how far `lagged-max` lags the running max.
 #[derive(Clone, Copy, Debug)]
 pub struct LaggedMax {
-    /// Only kernels whose max reduces the score tile across sublanes (transposed scores).
-    pub transposed_only: bool,
+    /// Which kernels are lagged.
+    pub kernels: LaggedKernels,
     /// The largest rise of a row's max a lagged step keeps.
     pub limit: f64,
     /// Where the step's stores of its state go relative to the redo branch.
     pub stores: RedoStores,
     /// The running max a lagged step keeps is m₀ + log(l), not the rows' max.
     pub sum_stabilizer: bool,
+}
+
+/// The kernels `lagged-max` lags.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LaggedKernels {
+    All,
+    /// Those whose max reduces the score tile across sublanes (transposed scores).
+    Transposed,
+    /// Those, and those whose band is causal: an upper edge and no lower one (`causal_band`).
+    TransposedOrCausal,
 }
 
 /// Where a lagged step's stores of its state go relative to its redo branch.
@@ -153,11 +166,13 @@ fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
         _ => RedoStores::InBranch,
     };
     let sum_stabilizer = options.choice("lagged-stabilizer") == "sum";
-    match options.choice("lagged-max") {
-        "true" => Some(LaggedMax { transposed_only: false, limit, stores, sum_stabilizer }),
-        "transposed" => Some(LaggedMax { transposed_only: true, limit, stores, sum_stabilizer }),
-        _ => None,
-    }
+    let kernels = match options.choice("lagged-max") {
+        "true" => LaggedKernels::All,
+        "transposed" => LaggedKernels::Transposed,
+        "transposed-or-causal" => LaggedKernels::TransposedOrCausal,
+        _ => return None,
+    };
+    Some(LaggedMax { kernels, limit, stores, sum_stabilizer })
 }
 
 /// Rewrites every attention kernel in the kernel modules directly in `root`.
@@ -298,6 +313,22 @@ fn fold_scale(kernel: OperationRef, when: Fold) -> Result<&'static str, String> 
 /// positions (`tpu.iota`), a query's against a key's, as causal and window masks are
 /// (padded keys compare a key position with a constant).
 fn banded(kernel: OperationRef) -> bool {
+    !position_comparisons(kernel).is_empty()
+}
+
+/// Whether the kernel's band is causal: it has an upper edge (key <= query + offset, an
+/// `sle` of positions as `flywheel-tile` writes it) and no lower edge (a window's key >=
+/// query - left, an `sge`).
+fn causal_band(kernel: OperationRef) -> bool {
+    let comparisons = position_comparisons(kernel);
+    !comparisons.is_empty() && comparisons.iter().all(|&cmpi| predicate(cmpi) == Some(SLE))
+}
+
+/// `arith.cmpi`'s predicate "signed less or equal".
+const SLE: i64 = 3;
+
+/// The comparisons of two vectors that both count positions (`tpu.iota`).
+fn position_comparisons<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     fn counts_positions(value: Value) -> bool {
         defining_op(value).is_some_and(|op| match op_name(op).as_str() {
             "tpu.iota" => true,
@@ -305,7 +336,7 @@ fn banded(kernel: OperationRef) -> bool {
             _ => false,
         })
     }
-    ops_named(kernel, "arith.cmpi").into_iter().any(|cmpi| cmpi.operands().all(counts_positions))
+    ops_named(kernel, "arith.cmpi").into_iter().filter(|cmpi| cmpi.operands().all(counts_positions)).collect()
 }
 
 /// The contraction depth the v6e and tpu7x MXUs take in one pass.
@@ -562,7 +593,7 @@ fn update_chains<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Vec<Update<'c, 'a>
 /// and output are then rescaled once, by exp(m₀ - m), after the step. Exact while no
 /// row's max rises by more than the limit in the step (P ≤ 2^limit in base 2): a row
 /// whose max rose more, or a first step (m₀ = -inf), redoes the step as before in an
-/// `scf.if`. With `transposed_only`, a kernel whose max reduces along lanes is left alone.
+/// `scf.if`. A kernel `lagged.kernels` does not name is left alone.
 /// Returns how many step bodies and, with `sum_stabilizer`, what their rows keep as the
 /// max (see `stabilize_by_sum`), or why none.
 fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'static str), String> {
@@ -570,8 +601,13 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'st
     if chains.is_empty() {
         return Err("no online-softmax update".into());
     }
-    if lagged.transposed_only && chains.iter().flatten().any(|update| !update.across_sublanes) {
-        return Err("the scores are not transposed (lagged-max=transposed)".into());
+    let transposed = chains.iter().flatten().all(|update| update.across_sublanes);
+    match lagged.kernels {
+        LaggedKernels::Transposed if !transposed => return Err("the scores are not transposed (lagged-max=transposed)".into()),
+        LaggedKernels::TransposedOrCausal if !transposed && !causal_band(kernel) => {
+            return Err("the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)".into())
+        }
+        _ => {}
     }
     // Every chain is checked before any is rewritten, so a kernel is lagged whole or not.
     let sums = chains.iter().map(|chain| lag_sums(chain)).collect::<Result<Vec<_>, _>>()?;

@@ -3,7 +3,7 @@
 
 use flywheel_dialect::{ops::{AttentionOp, GatedDeltaOp}, stablehlo::splat_value};
 use melior::ir::{
-    attribute::{FlatSymbolRefAttribute, StringAttribute},
+    attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
     operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
     Attribute, BlockLike, BlockRef, Location, RegionLike, Type, TypeLike, Value, ValueLike,
 };
@@ -187,6 +187,11 @@ pub fn set_attribute(op: OperationRef, name: &str, text: &str) {
     let context = op.context();
     let attribute = Attribute::parse(unsafe { context.to_ref() }, text).unwrap_or_else(|| panic!("attribute {text} parses"));
     mutable(op).set_attribute(name, attribute);
+}
+
+/// The predicate of a comparison (`arith.cmpi`, `arith.cmpf`): 3 is `sle` for cmpi.
+pub fn predicate(comparison: OperationRef) -> Option<i64> {
+    IntegerAttribute::try_from(comparison.attribute("predicate").ok()?).ok().map(|predicate| predicate.value())
 }
 
 /// An `arith.constant` splat of `value` of vector type `r#type`, before `anchor`.

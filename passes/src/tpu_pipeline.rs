@@ -4,8 +4,8 @@
 //! where it wins), tile each attention the kernel serves (block sizes per target, key
 //! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block) and each
 //! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax
-//! (`flywheel-exp-softmax`: the max lagged in transposed kernels and replaced there by
-//! one from the running sum), software-pipeline the key blocks (`flywheel-pipeline`),
+//! (`flywheel-exp-softmax`: the max lagged in transposed kernels, and on v6e in causal
+//! ones, and replaced there by one from the running sum), software-pipeline the key blocks (`flywheel-pipeline`),
 //! block GDN's triangular inverse (`flywheel-tri-inverse`), serialize the kernels for
 //! Mosaic, and lower what is left to plain StableHLO.
 
@@ -76,11 +76,17 @@ fn expand(options: &PassOptions) -> String {
 /// its own over it (v6e MHA 8 x 2048 x 128: 58,525 cycles against 60,557 with the stores
 /// in both arms; MHA 8 x 4096 x 256 329,885 against 336,477). On tpu7x the branch yields
 /// the state: storing it before the branch or in it takes VMEM its transposed kernel at
-/// 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.18M and 64.49M of 63.94M).
+/// 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.18M and 64.49M of 63.94M). On v6e the
+/// causal kernels the layout keeps standard are lagged too (causal GQA 16/2 x 8192 x 256:
+/// 1,897,020 against 2,148,476; causal MHA 8 x 2048 x 256: 96,845 against 105,725), not
+/// those with a window (MHA 8 x 2048 x 256, window 512: 124,007 against 119,303); on
+/// tpu7x a causal standard kernel lagged is the slower (MHA 8 x 2048 x 64: 107,850
+/// against 94,467), and v5e is unmeasured.
 pub fn kernel_transforms(target: Generation, remarks: bool) -> String {
     let fold = crate::exp_softmax::fold_for_target(target);
     let redo_stores = if target == Generation::Tpu7x { "false" } else { "before" };
-    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max=transposed lagged-stabilizer=sum redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
+    let lagged = if target == Generation::V6e { "transposed-or-causal" } else { "transposed" };
+    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max={lagged} lagged-stabilizer=sum redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
 }
 
 #[cfg(test)]
@@ -96,6 +102,7 @@ mod tests {
         assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed lagged-stabilizer=sum redo-stores=before remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
+        assert!(pipeline.expand_with("target=v6e").unwrap().contains("lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }

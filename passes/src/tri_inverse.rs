@@ -25,7 +25,7 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops, ops_named, replace_op, splat_before},
+    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops, ops_named, predicate, replace_op, splat_before},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::ir::{
@@ -187,7 +187,7 @@ fn iota_dimension(value: Value) -> Option<i32> {
 fn row_column_test(value: Value) -> Option<i64> {
     let cmpi = defined_by(value, "arith.cmpi")?;
     let sides = (iota_dimension(cmpi.operand(0).ok()?)?, iota_dimension(cmpi.operand(1).ok()?)?);
-    (sides == (0, 1)).then(|| IntegerAttribute::try_from(cmpi.attribute("predicate").ok()?).ok().map(|p| p.value()))?
+    (sides == (0, 1)).then(|| predicate(cmpi))?
 }
 
 /// The diagonal blocks a select condition keeps A to: `row > column` (the whole tile),
@@ -207,7 +207,7 @@ fn strictly_lower_blocks(condition: Value, size: i64) -> Option<i64> {
 /// splat n).
 fn same_block(value: Value) -> Option<i64> {
     let cmpi = defined_by(value, "arith.cmpi")?;
-    (IntegerAttribute::try_from(cmpi.attribute("predicate").ok()?).ok()?.value() == 0).then_some(())?;
+    (predicate(cmpi)? == 0).then_some(())?;
     let divided = |side: usize, dimension: i32| -> Option<f64> {
         let division = defined_by(cmpi.operand(side).ok()?, "arith.divsi")?;
         (iota_dimension(division.operand(0).ok()?)? == dimension).then_some(())?;

@@ -88,10 +88,10 @@ const TRANSFORMS: &[(&str, &str, &str, &str)] = &[
     ("all_transposed_lagged_max", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true},flywheel-pipeline,"),
     ("all_transposed_lagged_sum", "flywheel-layout{orientation=transposed},", "key-splits=2", "flywheel-exp-softmax{fold-scale=split lagged-max=true lagged-stabilizer=sum},flywheel-pipeline,"),
     // flywheel-tpu's choices on v6e and tpu7x: transposed and lagged where no window, mask
-    // or bias is and the head dim is 128 or 256, standard and unlagged elsewhere; on tpu7x
-    // the scale folded exactly in banded kernels. These small key blocks are taken whole
+    // or bias is and the head dim is 128 or 256, standard elsewhere, lagged there on v6e
+    // where causal without a window; on tpu7x the scale folded exactly in banded kernels. These small key blocks are taken whole
     // as flywheel-tpu takes blocks of 1024 keys and more.
-    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-whole-keys=128", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed lagged-stabilizer=sum redo-stores=before},flywheel-pipeline,"),
+    ("auto_orientation_lagged_max", "flywheel-layout{orientation=auto},", "key-splits=2 transposed-whole-keys=128", "flywheel-exp-softmax{fold-scale=split lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before},flywheel-pipeline,"),
     ("auto_orientation_tpu7x", "flywheel-layout{orientation=auto target=tpu7x},", "key-splits=2 transposed-whole-keys=128 target=tpu7x", "flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false},flywheel-pipeline,"),
 ];
 
