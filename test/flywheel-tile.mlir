@@ -45,6 +45,59 @@
 // TILE: sym_name = "q_blocks"
 // TILE: sym_name = "kv_blocks"
 // TILE: stable_mosaic.version = 15 : i64
+// A causal block on the diagonal holding fewer queries than keys: its sub-blocks wholly
+// past the last query (256 queries, 512 keys in two sub-blocks of 256) are skipped. The
+// kernel counts the sub-blocks its queries reach, min((last query - first key) / 256 + 1,
+// 2), and runs one masked body per count the grid meets: one sub-block (the query
+// block in the key block's first half), or both; the unmasked body takes both.
+// RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.causal-long.mlir
+// RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=256 causal-block-kv=512 key-splits=2' -o %t.skip.mlir
+// RUN: FileCheck %s --check-prefix=SKIP < %t.skip.mlir
+// SKIP: %[[CROSSES:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}> : (i32, i32) -> i1
+// SKIP: "scf.if"
+// SKIP: %[[SPAN:.*]] = "arith.subi"
+// SKIP: %[[SUB:.*]] = "arith.constant"() <{value = 256 : i32}>
+// SKIP-NEXT: %[[WHOLE:.*]] = "arith.divsi"(%[[SPAN]], %[[SUB]])
+// SKIP: %[[REACHED:.*]] = "arith.minsi"
+// SKIP-NEXT: %[[ONE:.*]] = "arith.constant"() <{value = 1 : i32}>
+// SKIP-NEXT: %[[IS_ONE:.*]] = "arith.cmpi"(%[[REACHED]], %[[ONE]]) <{predicate = 0 : i64}>
+// SKIP-NEXT: %[[RUN_ONE:.*]] = "arith.andi"(%[[CROSSES]], %[[IS_ONE]])
+// SKIP-NEXT: "scf.if"(%[[RUN_ONE]])
+// SKIP-COUNT-2: "flywheel.matmul"
+// SKIP-NOT: "flywheel.matmul"
+// SKIP: %[[BOTH:.*]] = "arith.constant"() <{value = 2 : i32}>
+// SKIP-NEXT: %[[IS_TWO:.*]] = "arith.cmpi"(%[[REACHED]], %[[BOTH]]) <{predicate = 0 : i64}>
+// SKIP-NEXT: %[[RUN_TWO:.*]] = "arith.andi"(%[[CROSSES]], %[[IS_TWO]])
+// SKIP-NEXT: "scf.if"(%[[RUN_TWO]])
+// SKIP-COUNT-4: "flywheel.matmul"
+// SKIP-NOT: "flywheel.matmul"
+// SKIP: "arith.xori"(%[[CROSSES]]
+// SKIP-COUNT-4: "flywheel.matmul"
+// SKIP-NOT: "flywheel.matmul"
+// It matches the reference lowering (the skipped keys are masked for every query).
+// RUN: flywheel-opt %t.skip.mlir --flywheel-lower-to-mosaic -o %t.skip.lowered.mlir
+// RUN: flywheel-opt %t.causal-long.mlir --flywheel-lower-to-stablehlo -o %t.causal-long.reference.mlir
+// RUN: flywheel check %t.causal-long.reference.mlir %t.skip.lowered.mlir | FileCheck %s --check-prefix=SKIP-CHECKED
+// SKIP-CHECKED: check: passed
+// Padded keys too: 300 keys in key blocks of 256, the last holding 44 real keys, whose
+// second sub-block is padding only (no band here).
+// RUN: sed -e 's/x256x/x300x/g' -e 's/causal = true/causal = false/' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.padded-keys.mlir
+// RUN: flywheel-opt %t.padded-keys.mlir --flywheel-tile='block-q=304 block-kv=256 key-splits=2' -o %t.padded-keys.tiled.mlir
+// RUN: FileCheck %s --check-prefix=SKIP-PADDED < %t.padded-keys.tiled.mlir
+// SKIP-PADDED: %[[LAST_REAL:.*]] = "arith.constant"() <{value = 299 : i32}>
+// SKIP-PADDED: "arith.subi"(%[[LAST_REAL]],
+// SKIP-PADDED-NEXT: "arith.constant"() <{value = 128 : i32}>
+// SKIP-PADDED-NEXT: "arith.divsi"
+// RUN: flywheel-opt %t.padded-keys.tiled.mlir --flywheel-lower-to-mosaic -o %t.padded-keys.lowered.mlir
+// RUN: flywheel-opt %t.padded-keys.mlir --flywheel-lower-to-stablehlo -o %t.padded-keys.reference.mlir
+// RUN: flywheel check %t.padded-keys.reference.mlir %t.padded-keys.lowered.mlir | FileCheck %s --check-prefix=SKIP-CHECKED
+// Near misses: as many queries as keys per block (the diagonal reaches the block's last
+// key), or one sub-block, leave one masked body with every sub-block.
+// RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=512 causal-block-kv=512 key-splits=2' | FileCheck %s --check-prefix=NO-SKIP
+// RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=256 causal-block-kv=512 key-splits=1' | FileCheck %s --check-prefix=NO-SKIP
+// NO-SKIP-NOT: "arith.divsi"({{.*}}) : (i32, i32) -> i32
+// NO-SKIP: iteration_bounds
+
 // Two attention ops get two kernel modules.
 // RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir | sed 's/@main/@second/' > %t.second.mlir
 // RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir %t.second.mlir | flywheel-opt --flywheel-tile | FileCheck %s --check-prefix=TWO

@@ -9,7 +9,9 @@
 //! (`arbitrary`), carrying the running max m, sum l and output accumulator in VMEM
 //! scratch. Per step: S = scale · Q Kᵀ (soft-capped), key blocks wholly outside the
 //! causal/window band skipped and those its edges cross masked (as is the tail of the
-//! last key block when the keys are padded to whole blocks), m' = max(m, rowmax S), P = exp(S - m'),
+//! last key block when the keys are padded to whole blocks), and of a masked block the
+//! sub-blocks wholly past the band's right edge or the last real key skipped too
+//! (a causal diagonal block holding fewer queries than keys), m' = max(m, rowmax S), P = exp(S - m'),
 //! l = e^{m-m'} l + rowsum P, acc = e^{m-m'} acc + P V; the last step writes acc / l.
 //! Each step serves one key/value head and its whole group of query heads: Q arrives as
 //! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
@@ -145,6 +147,26 @@ impl KernelPlan {
         right.is_none_or(|r| k0 <= q1 + r) && left.is_none_or(|l| k1 >= q0 - l)
     }
 
+    /// How many of key block `j`'s `key_splits` sub-blocks hold a key some query of block
+    /// `i` may see: those up to the band's right edge and the last real key (the kernel
+    /// computes the same from its grid indices and skips the rest).
+    fn sub_blocks_reached(&self, i: i64, j: i64) -> i64 {
+        let right_reach = self.band().1.map(|right| i * self.block_q + self.block_q - 1 + right);
+        let padding_reach = (self.padded_keys() > self.keys).then_some(self.keys - 1);
+        match right_reach.into_iter().chain(padding_reach).min() {
+            Some(reach) => ((reach - j * self.block_kv) / (self.block_kv / self.key_splits) + 1).min(self.key_splits),
+            None => self.key_splits,
+        }
+    }
+
+    /// The sub-block counts the needed key blocks reach (`sub_blocks_reached`), ascending.
+    fn reached_counts(&self) -> Vec<i64> {
+        let [_, _, q_blocks, kv_blocks] = self.grid();
+        let counts: std::collections::BTreeSet<i64> =
+            (0..q_blocks).flat_map(|i| (0..kv_blocks).filter(move |&j| self.needed(i, j)).map(move |j| self.sub_blocks_reached(i, j))).collect();
+        counts.into_iter().collect()
+    }
+
     fn computed_blocks(&self) -> i64 {
         let [_, _, q_blocks, kv_blocks] = self.grid();
         (0..q_blocks).map(|i| (0..kv_blocks).filter(|&j| self.needed(i, j)).count() as i64).sum()
@@ -241,6 +263,10 @@ struct BandTests {
     needed: Option<String>,
     /// Some (query, key) pair of the blocks is not allowed: the block needs the mask.
     crosses: String,
+    /// The last key some query of the query block may see (the band's right edge, or the
+    /// last real key), if the keys stop before the end of some block: past it a key
+    /// block's trailing sub-blocks are wholly masked.
+    reach: Option<String>,
 }
 
 fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTests> {
@@ -272,13 +298,22 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
         needed.push(w.cmpi(5, &last_key, &first_allowed_first, "i32", "i1"));
         crosses.push(w.cmpi(2, &first_key, &first_allowed_last, "i32", "i1"));
     }
-    if let Some(last_real_key) = last_real_key {
+    let padding_reach = last_real_key.map(|last_real_key| {
         let limit = w.i32(last_real_key);
         crosses.push(w.cmpi(4, &last_key, &limit, "i32", "i1"));
-    }
+        limit
+    });
     let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1"));
     let crosses = crosses.into_iter().reduce(|a, b| w.binary("arith.ori", &a, &b, "i1")).expect("a bound");
-    Some(BandTests { left, right, last_real_key, first_query, first_key, needed, crosses })
+    let right_reach = right.map(|right| {
+        let offset = w.i32(right);
+        w.binary("arith.addi", &last_query, &offset, "i32")
+    });
+    let reach = match (right_reach, padding_reach) {
+        (Some(a), Some(b)) => Some(w.binary("arith.minsi", &a, &b, "i32")),
+        (a, b) => a.or(b),
+    };
+    Some(BandTests { left, right, last_real_key, first_query, first_key, needed, crosses, reach })
 }
 
 /// Index-map ops defining `%key_block` from the grid indices `%qb`, `%kv`: `%kv`, or with
@@ -499,15 +534,16 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
         (m_new, l, acc)
     };
-    // One key block's work; `masked`: with the band's (and key padding's) mask.
-    let step = |w: &mut Writer, masked: bool| {
+    // One key block's work, its first `count` sub-blocks; `masked`: with the band's (and
+    // key padding's) mask.
+    let step = |w: &mut Writer, masked: bool, count: i64| {
         let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
         let m = w.load("%m", &rows, "f32", &rows, &zero);
         let l = (!on_mxu).then(|| w.load("%l", &rows, "f32", &rows, &zero));
         let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
         // Sub-blocks in program order; flywheel-pipeline reorders them.
         let mut state = (m, l, acc);
-        for c in 0..splits {
+        for c in 0..count {
             let s = scores(w, &q, c, masked);
             state = update(w, &s, c, state);
         }
@@ -519,15 +555,37 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         w.store(&m, &rows, "%m", &rows, "f32", &zero);
     };
     // Only key blocks the band's edges (or the end of the keys) cross need the mask: one
-    // step body with it and one without, so no score tile flows out of a branch.
+    // step body with it and one without, so no score tile flows out of a branch. Of a
+    // masked block, the sub-blocks wholly past the last key its queries may see (causal
+    // blocks on the diagonal holding fewer queries than keys, the padding) are skipped:
+    // one masked body per count of sub-blocks needed.
     let run = |w: &mut Writer| match band.as_ref() {
         Some(bounds) => {
-            w.when(&bounds.crosses, |w| step(w, true));
+            let counts = plan.reached_counts();
+            match bounds.reach.as_ref().filter(|_| counts != [splits]) {
+                Some(reach) => {
+                    // min((reach - first key) / sub + 1, splits): at least 1 in a needed block.
+                    let span = w.binary("arith.subi", reach, &bounds.first_key, "i32");
+                    let sub_keys = w.i32(sub);
+                    let whole = w.binary("arith.divsi", &span, &sub_keys, "i32");
+                    let one = w.i32(1);
+                    let reached = w.binary("arith.addi", &whole, &one, "i32");
+                    let all = w.i32(splits);
+                    let reached = w.binary("arith.minsi", &reached, &all, "i32");
+                    for count in counts {
+                        let count_value = w.i32(count);
+                        let this_many = w.cmpi(0, &reached, &count_value, "i32", "i1");
+                        let masked_with_count = w.binary("arith.andi", &bounds.crosses, &this_many, "i1");
+                        w.when(&masked_with_count, |w| step(w, true, count));
+                    }
+                }
+                None => w.when(&bounds.crosses, |w| step(w, true, splits)),
+            }
             let yes = w.constant("1", "i1");
             let clear = w.op("arith.xori", &[(&bounds.crosses, "i1"), (&yes, "i1")], "", "i1");
-            w.when(&clear, |w| step(w, false));
+            w.when(&clear, |w| step(w, false, splits));
         }
-        None => step(w, false),
+        None => step(w, false, splits),
     };
     match band.as_ref().and_then(|bounds| bounds.needed.clone()) {
         // Key blocks wholly outside the band are skipped.
