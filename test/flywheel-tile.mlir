@@ -46,28 +46,32 @@
 // TILE: sym_name = "kv_blocks"
 // TILE: stable_mosaic.version = 15 : i64
 // A causal block on the diagonal holding fewer queries than keys: its sub-blocks wholly
-// past the last query (256 queries, 512 keys in two sub-blocks of 256) are skipped. The
-// kernel counts the sub-blocks its queries reach, min((last query - first key) / 256 + 1,
-// 2), and runs one masked body per count the grid meets: one sub-block (the query
-// block in the key block's first half), or both; the unmasked body takes both.
+// past the last query (256 queries, 512 keys in two sub-blocks of 256) are skipped. Sub-
+// block c is reached when first key + 256 c <= last query; the kernel runs one masked
+// body per count of reached sub-blocks the grid meets: one (the query block in the key
+// block's first half: sub-block 0 reached, 1 not), or both; the unmasked body takes both.
+// The tests compare sums of the grid indices' products, as the block tests do.
 // RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.causal-long.mlir
 // RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=256 causal-block-kv=512 key-splits=2' -o %t.skip.mlir
 // RUN: FileCheck %s --check-prefix=SKIP < %t.skip.mlir
+// SKIP: %[[FIRST_KEY:.*]] = "arith.muli"(%arg{{[0-9]+}}, %{{[0-9]+}})
 // SKIP: %[[CROSSES:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}> : (i32, i32) -> i1
-// SKIP: "scf.if"
-// SKIP: %[[SPAN:.*]] = "arith.subi"
-// SKIP: %[[SUB:.*]] = "arith.constant"() <{value = 256 : i32}>
-// SKIP-NEXT: %[[WHOLE:.*]] = "arith.divsi"(%[[SPAN]], %[[SUB]])
-// SKIP: %[[REACHED:.*]] = "arith.minsi"
-// SKIP-NEXT: %[[ONE:.*]] = "arith.constant"() <{value = 1 : i32}>
-// SKIP-NEXT: %[[IS_ONE:.*]] = "arith.cmpi"(%[[REACHED]], %[[ONE]]) <{predicate = 0 : i64}>
-// SKIP-NEXT: %[[RUN_ONE:.*]] = "arith.andi"(%[[CROSSES]], %[[IS_ONE]])
+// SKIP: %[[LAST_QUERY:.*]] = "arith.addi"
+// SKIP-NEXT: "scf.if"
+// SKIP: %[[FIRST_0:.*]] = "arith.addi"(%[[FIRST_KEY]],
+// SKIP-NEXT: %[[REACHED_0:.*]] = "arith.cmpi"(%[[FIRST_0]], %[[LAST_QUERY]]) <{predicate = 3 : i64}>
+// SKIP-NEXT: %[[RUNS:.*]] = "arith.andi"(%[[CROSSES]], %[[REACHED_0]])
+// SKIP-NEXT: %[[SUB:.*]] = "arith.constant"() <{value = 256 : i32}>
+// SKIP-NEXT: %[[FIRST_1:.*]] = "arith.addi"(%[[FIRST_KEY]], %[[SUB]])
+// SKIP-NEXT: %[[REACHED_1:.*]] = "arith.cmpi"(%[[FIRST_1]], %[[LAST_QUERY]]) <{predicate = 3 : i64}>
+// SKIP-NEXT: %[[YES:.*]] = "arith.constant"() <{value = true}>
+// SKIP-NEXT: %[[NOT_1:.*]] = "arith.xori"(%[[REACHED_1]], %[[YES]])
+// SKIP-NEXT: %[[RUN_ONE:.*]] = "arith.andi"(%[[RUNS]], %[[NOT_1]])
 // SKIP-NEXT: "scf.if"(%[[RUN_ONE]])
 // SKIP-COUNT-2: "flywheel.matmul"
 // SKIP-NOT: "flywheel.matmul"
-// SKIP: %[[BOTH:.*]] = "arith.constant"() <{value = 2 : i32}>
-// SKIP-NEXT: %[[IS_TWO:.*]] = "arith.cmpi"(%[[REACHED]], %[[BOTH]]) <{predicate = 0 : i64}>
-// SKIP-NEXT: %[[RUN_TWO:.*]] = "arith.andi"(%[[CROSSES]], %[[IS_TWO]])
+// SKIP: %[[REACHED_BOTH:.*]] = "arith.cmpi"({{.*}}, %[[LAST_QUERY]]) <{predicate = 3 : i64}>
+// SKIP-NEXT: %[[RUN_TWO:.*]] = "arith.andi"(%[[CROSSES]], %[[REACHED_BOTH]])
 // SKIP-NEXT: "scf.if"(%[[RUN_TWO]])
 // SKIP-COUNT-4: "flywheel.matmul"
 // SKIP-NOT: "flywheel.matmul"
@@ -85,9 +89,9 @@
 // RUN: flywheel-opt %t.padded-keys.mlir --flywheel-tile='block-q=304 block-kv=256 key-splits=2' -o %t.padded-keys.tiled.mlir
 // RUN: FileCheck %s --check-prefix=SKIP-PADDED < %t.padded-keys.tiled.mlir
 // SKIP-PADDED: %[[LAST_REAL:.*]] = "arith.constant"() <{value = 299 : i32}>
-// SKIP-PADDED: "arith.subi"(%[[LAST_REAL]],
-// SKIP-PADDED-NEXT: "arith.constant"() <{value = 128 : i32}>
-// SKIP-PADDED-NEXT: "arith.divsi"
+// SKIP-PADDED: "arith.constant"() <{value = 128 : i32}>
+// SKIP-PADDED-NEXT: %[[SECOND:.*]] = "arith.addi"
+// SKIP-PADDED-NEXT: "arith.cmpi"(%[[SECOND]], %[[LAST_REAL]]) <{predicate = 3 : i64}>
 // RUN: flywheel-opt %t.padded-keys.tiled.mlir --flywheel-lower-to-mosaic -o %t.padded-keys.lowered.mlir
 // RUN: flywheel-opt %t.padded-keys.mlir --flywheel-lower-to-stablehlo -o %t.padded-keys.reference.mlir
 // RUN: flywheel check %t.padded-keys.reference.mlir %t.padded-keys.lowered.mlir | FileCheck %s --check-prefix=SKIP-CHECKED
@@ -95,8 +99,9 @@
 // key), or one sub-block, leave one masked body with every sub-block.
 // RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=512 causal-block-kv=512 key-splits=2' | FileCheck %s --check-prefix=NO-SKIP
 // RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=256 causal-block-kv=512 key-splits=1' | FileCheck %s --check-prefix=NO-SKIP
-// NO-SKIP-NOT: "arith.divsi"({{.*}}) : (i32, i32) -> i32
-// NO-SKIP: iteration_bounds
+// NO-SKIP-COUNT-2: "scf.if"
+// NO-SKIP-NOT: "arith.andi"({{.*}}) : (i1, i1) -> i1
+// NO-SKIP: "arith.xori"
 
 // Two attention ops get two kernel modules.
 // RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir | sed 's/@main/@second/' > %t.second.mlir

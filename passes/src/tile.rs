@@ -328,7 +328,7 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     }
     // A causal kernel whose key blocks outreach its query blocks keeps its sub-blocks:
     // on the diagonal it skips those past the band (causal GQA 32/8 x 8192 on v6e, 512
-    // queries x 1024 keys a step: 2,243,226 static cycles in two sub-blocks, 2,479,578 whole).
+    // queries x 1024 keys a step: 2,361,386 static cycles in two sub-blocks, 2,479,578 whole).
     let skips_past_band = attention.causal()? && block_q < block_kv;
     let whole = transposed && blocks.transposed_whole_keys > 0 && block_kv >= blocks.transposed_whole_keys && !skips_past_band;
     let splits = if whole { 1 } else { blocks.key_splits };
