@@ -50,6 +50,7 @@
 // block c is reached when first key + 256 c <= last query; the kernel runs one masked
 // body per count of reached sub-blocks the grid meets: one (the query block in the key
 // block's first half: sub-block 0 reached, 1 not), or both; the unmasked body takes both.
+// A masked body masks only the sub-blocks an edge crosses in some block it runs for.
 // The tests compare sums of the grid indices' products, as the block tests do.
 // RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.causal-long.mlir
 // RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=256 causal-block-kv=512 key-splits=2' -o %t.skip.mlir
@@ -68,12 +69,21 @@
 // SKIP-NEXT: %[[NOT_1:.*]] = "arith.xori"(%[[REACHED_1]], %[[YES]])
 // SKIP-NEXT: %[[RUN_ONE:.*]] = "arith.andi"(%[[RUNS]], %[[NOT_1]])
 // SKIP-NEXT: "scf.if"(%[[RUN_ONE]])
-// SKIP-COUNT-2: "flywheel.matmul"
+// SKIP: "flywheel.matmul"({{.*}}) {transpose_rhs = true}
+// SKIP: "tpu.iota"
+// SKIP: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
 // SKIP-NOT: "flywheel.matmul"
 // SKIP: %[[REACHED_BOTH:.*]] = "arith.cmpi"({{.*}}, %[[LAST_QUERY]]) <{predicate = 3 : i64}>
 // SKIP-NEXT: %[[RUN_TWO:.*]] = "arith.andi"(%[[CROSSES]], %[[REACHED_BOTH]])
 // SKIP-NEXT: "scf.if"(%[[RUN_TWO]])
-// SKIP-COUNT-4: "flywheel.matmul"
+// Those blocks hold the query block in the key block's second half: the diagonal
+// crosses only their second sub-block, the first needs no mask.
+// SKIP: "flywheel.matmul"({{.*}}) {transpose_rhs = true}
+// SKIP-NOT: "tpu.iota"
+// SKIP: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
+// SKIP: "flywheel.matmul"({{.*}}) {transpose_rhs = true}
+// SKIP: "tpu.iota"
+// SKIP: "flywheel.matmul"({{.*}}) {transpose_rhs = false}
 // SKIP-NOT: "flywheel.matmul"
 // SKIP: "arith.xori"(%[[CROSSES]]
 // SKIP-COUNT-4: "flywheel.matmul"

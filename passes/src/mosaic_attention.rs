@@ -11,7 +11,8 @@
 //! causal/window band skipped and those its edges cross masked (as is the tail of the
 //! last key block when the keys are padded to whole blocks), and of a masked block the
 //! sub-blocks wholly past the band's right edge or the last real key skipped too
-//! (a causal diagonal block holding fewer queries than keys), m' = max(m, rowmax S), P = exp(S - m'),
+//! (a causal diagonal block holding fewer queries than keys) and only those sub-blocks
+//! an edge crosses masked, m' = max(m, rowmax S), P = exp(S - m'),
 //! l = e^{m-m'} l + rowsum P, acc = e^{m-m'} acc + P V; the last step writes acc / l.
 //! Each step serves one key/value head and its whole group of query heads: Q arrives as
 //! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
@@ -157,6 +158,32 @@ impl KernelPlan {
             Some(reach) => ((reach - j * self.block_kv) / (self.block_kv / self.key_splits) + 1).min(self.key_splits),
             None => self.key_splits,
         }
+    }
+
+    /// Whether some (query, key) pair of query block `i` and keys `first..=last` is not
+    /// allowed (the band's edges) or is padding, as the kernel's block test reads it.
+    fn crossed(&self, i: i64, first: i64, last: i64) -> bool {
+        let (left, right) = self.band();
+        let (q0, q1) = (i * self.block_q, i * self.block_q + self.block_q - 1);
+        right.is_some_and(|r| last > q0 + r) || left.is_some_and(|l| first < q1 - l) || (self.padded_keys() > self.keys && last > self.keys - 1)
+    }
+
+    /// Which sub-blocks of the masked key blocks reaching `count` sub-blocks (any count:
+    /// None) an edge crosses: the others need no mask in that step body.
+    fn masked_sub_blocks(&self, count: Option<i64>) -> Vec<bool> {
+        let [_, _, q_blocks, kv_blocks] = self.grid();
+        let sub = self.block_kv / self.key_splits;
+        let mut masked = vec![false; self.key_splits as usize];
+        for (i, j) in (0..q_blocks).flat_map(|i| (0..kv_blocks).map(move |j| (i, j))) {
+            let first = j * self.block_kv;
+            if self.needed(i, j) && self.crossed(i, first, first + self.block_kv - 1) && count.is_none_or(|n| self.sub_blocks_reached(i, j) == n) {
+                for (c, flag) in masked.iter_mut().enumerate() {
+                    let start = first + c as i64 * sub;
+                    *flag |= self.crossed(i, start, start + sub - 1);
+                }
+            }
+        }
+        masked
     }
 
     /// The sub-block counts the needed key blocks reach (`sub_blocks_reached`), ascending.
@@ -531,9 +558,9 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
         (m_new, l, acc)
     };
-    // One key block's work, its first `count` sub-blocks; `masked`: with the band's (and
-    // key padding's) mask.
-    let step = |w: &mut Writer, masked: bool, count: i64| {
+    // One key block's work, its first `count` sub-blocks; `masked[c]`: sub-block c with
+    // the band's (and key padding's) mask.
+    let step = |w: &mut Writer, masked: &[bool], count: i64| {
         let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
         let m = w.load("%m", &rows, "f32", &rows, &zero);
         let l = (!on_mxu).then(|| w.load("%l", &rows, "f32", &rows, &zero));
@@ -541,7 +568,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         // Sub-blocks in program order; flywheel-pipeline reorders them.
         let mut state = (m, l, acc);
         for c in 0..count {
-            let s = scores(w, &q, c, masked);
+            let s = scores(w, &q, c, masked[c as usize]);
             state = update(w, &s, c, state);
         }
         let (m, l, acc) = state;
@@ -556,11 +583,12 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     // masked block, the sub-blocks wholly past the last key its queries may see (causal
     // blocks on the diagonal holding fewer queries than keys, the padding) are skipped:
     // one masked body per count of sub-blocks needed.
+    let unmasked = vec![false; splits as usize];
     let run = |w: &mut Writer| match band.as_ref() {
         Some(bounds) => {
             let counts = plan.reached_counts();
             if counts == [splits] {
-                w.when(&bounds.crosses, |w| step(w, true, splits));
+                w.when(&bounds.crosses, |w| step(w, &plan.masked_sub_blocks(None), splits));
             } else {
                 // Sub-block c is reached when its first key is at most every reach: sums
                 // and comparisons of the grid indices, as the block tests are. libtpu's
@@ -585,14 +613,14 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                         let not_next = w.op("arith.xori", &[(&next, "i1"), (&yes, "i1")], "", "i1");
                         runs = w.binary("arith.andi", &runs, &not_next, "i1");
                     }
-                    w.when(&runs, |w| step(w, true, count));
+                    w.when(&runs, |w| step(w, &plan.masked_sub_blocks(Some(count)), count));
                 }
             }
             let yes = w.constant("1", "i1");
             let clear = w.op("arith.xori", &[(&bounds.crosses, "i1"), (&yes, "i1")], "", "i1");
-            w.when(&clear, |w| step(w, false, splits));
+            w.when(&clear, |w| step(w, &unmasked, splits));
         }
-        None => step(w, false, splits),
+        None => step(w, &unmasked, splits),
     };
     match band.as_ref().and_then(|bounds| bounds.needed.clone()) {
         // Key blocks wholly outside the band are skipped.
