@@ -2,7 +2,8 @@
 //! verify, put them in manually partitioned regions in a program sharded over chips
 //! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`: the transposed orientation
 //! where it wins), tile each attention the kernel serves (block sizes per target, key
-//! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block) and each
+//! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block unless
+//! causal ones skip part of their diagonal blocks) and each
 //! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax
 //! (`flywheel-exp-softmax`: the max lagged in transposed kernels, and on v6e in causal
 //! ones, and replaced there by one from the running sum), software-pipeline the key blocks (`flywheel-pipeline`),
