@@ -148,6 +148,12 @@ impl KernelPlan {
         right.is_none_or(|r| k0 <= q1 + r) && left.is_none_or(|l| k1 >= q0 - l)
     }
 
+    /// The (query block, key block) pairs the kernel computes: `needed`, in grid order.
+    fn needed_blocks(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let [_, _, q_blocks, kv_blocks] = self.grid();
+        (0..q_blocks).flat_map(move |i| (0..kv_blocks).map(move |j| (i, j))).filter(|&(i, j)| self.needed(i, j))
+    }
+
     /// How many of key block `j`'s `key_splits` sub-blocks hold a key some query of block
     /// `i` may see: those up to the band's right edge and the last real key (the kernel
     /// computes the same from its grid indices and skips the rest).
@@ -171,12 +177,11 @@ impl KernelPlan {
     /// Which sub-blocks of the masked key blocks reaching `count` sub-blocks (any count:
     /// None) an edge crosses: the others need no mask in that step body.
     fn masked_sub_blocks(&self, count: Option<i64>) -> Vec<bool> {
-        let [_, _, q_blocks, kv_blocks] = self.grid();
         let sub = self.block_kv / self.key_splits;
         let mut masked = vec![false; self.key_splits as usize];
-        for (i, j) in (0..q_blocks).flat_map(|i| (0..kv_blocks).map(move |j| (i, j))) {
+        for (i, j) in self.needed_blocks() {
             let first = j * self.block_kv;
-            if self.needed(i, j) && self.crossed(i, first, first + self.block_kv - 1) && count.is_none_or(|n| self.sub_blocks_reached(i, j) == n) {
+            if self.crossed(i, first, first + self.block_kv - 1) && count.is_none_or(|n| self.sub_blocks_reached(i, j) == n) {
                 for (c, flag) in masked.iter_mut().enumerate() {
                     let start = first + c as i64 * sub;
                     *flag |= self.crossed(i, start, start + sub - 1);
@@ -188,15 +193,12 @@ impl KernelPlan {
 
     /// The sub-block counts the needed key blocks reach (`sub_blocks_reached`), ascending.
     fn reached_counts(&self) -> Vec<i64> {
-        let [_, _, q_blocks, kv_blocks] = self.grid();
-        let counts: std::collections::BTreeSet<i64> =
-            (0..q_blocks).flat_map(|i| (0..kv_blocks).filter(move |&j| self.needed(i, j)).map(move |j| self.sub_blocks_reached(i, j))).collect();
+        let counts: std::collections::BTreeSet<i64> = self.needed_blocks().map(|(i, j)| self.sub_blocks_reached(i, j)).collect();
         counts.into_iter().collect()
     }
 
     fn computed_blocks(&self) -> i64 {
-        let [_, _, q_blocks, kv_blocks] = self.grid();
-        (0..q_blocks).map(|i| (0..kv_blocks).filter(|&j| self.needed(i, j)).count() as i64).sum()
+        self.needed_blocks().count() as i64
     }
 
     pub fn bytes_accessed(&self) -> i64 {
@@ -311,13 +313,15 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
     let last_query_offset = w.i32(bq - 1);
     let last_query = w.binary("arith.addi", &first_query, &last_query_offset, "i32");
     let (mut needed, mut crosses) = (Vec::new(), Vec::new());
-    if let Some(right) = right {
+    // The last key the block's last query may see: how far its key blocks reach.
+    let right_reach = right.map(|right| {
         let offset = w.i32(right);
         let (last_allowed_first, last_allowed_last) =
             (w.binary("arith.addi", &first_query, &offset, "i32"), w.binary("arith.addi", &last_query, &offset, "i32"));
         needed.push(w.cmpi(3, &first_key, &last_allowed_last, "i32", "i1"));
         crosses.push(w.cmpi(4, &last_key, &last_allowed_first, "i32", "i1"));
-    }
+        last_allowed_last
+    });
     if let Some(left) = left {
         let offset = w.i32(left);
         let (first_allowed_first, first_allowed_last) =
@@ -332,10 +336,6 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
     });
     let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1"));
     let crosses = crosses.into_iter().reduce(|a, b| w.binary("arith.ori", &a, &b, "i1")).expect("a bound");
-    let right_reach = right.map(|right| {
-        let offset = w.i32(right);
-        w.binary("arith.addi", &last_query, &offset, "i32")
-    });
     let reaches = right_reach.into_iter().chain(padding_reach).collect();
     Some(BandTests { left, right, last_real_key, first_query, first_key, needed, crosses, reaches })
 }
