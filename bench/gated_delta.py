@@ -34,7 +34,9 @@ Rows:
   chunks' inverses are solved together too), + the output written token-major
   (flywheel-tile's default gdn-token-major=output; the rows above it set none), + 16
   value heads per step (flywheel-tile's default rows on v6e, 1024; the rows from "+ 8
-  value heads per step" on set 8, tpu7x's default), and five
+  value heads per step" on set 8, tpu7x's default), then flywheel-tpu itself for the
+  target, which on v6e also takes the inverse's products in one bf16 pass and a Newton
+  step on diagonal blocks of 4 (flywheel-tri-inverse{block=4 refine=true}), and five
   options measured and left off: q, k and v read token-major too (gdn-token-major=all),
   gates in base 2 (`gdn-exp2`: it saved nothing), the products after the inverse in one
   bf16 pass (`gdn-single-pass`: over the 1e-3 error budget), Kᵀ for the state update
@@ -86,6 +88,8 @@ RESULTS = ROOT / "bench" / "gated_delta.json"
 XLA = "XLA, per-token scan (8-token difference x length)"
 LOWER = "flywheel-lower-to-mosaic"
 SLICED = "FlyWheel (flywheel-tpu) from one grid step's heads, scaled to 32"
+DEFAULT = "FlyWheel (flywheel-tpu: + on v6e the inverse's products in one bf16 pass and a Newton step, blocks of 4)"
+ONE_HEAD = "FlyWheel, defaults with one value head per step"
 CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
 # Each slice's (key, value) heads per target: for FlyWheel one grid step's heads of the
 # default kernel; and the two lengths its line is drawn through: for FlyWheel the longest
@@ -118,9 +122,11 @@ FLYWHEEL = [
     ("FlyWheel, + the output written token-major", "flywheel-layout,flywheel-tile{gdn-heads=8}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel, flywheel-tpu's chain with q, k and v read token-major too (not taken)", "flywheel-layout,flywheel-tile{gdn-token-major=all}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel, flywheel-tpu's chain with each inverse solved apart (not taken)", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{interleave=false},"),
-    ("FlyWheel, defaults with one value head per step", "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
+    (ONE_HEAD, "flywheel-layout,flywheel-tile{gdn-heads=1}", "flywheel-pipeline,flywheel-tri-inverse,"),
     ("FlyWheel (flywheel-tpu: + 16 value heads per step on v6e)", "flywheel-layout,flywheel-tile",
      "flywheel-pipeline,flywheel-tri-inverse,"),
+    # flywheel-tpu itself, for the target.
+    (DEFAULT, "flywheel-tpu", ""),
 ]
 
 
@@ -154,7 +160,8 @@ def with_target(tiling, target):
 
 def flywheel_program(length, tiling, passes, target, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
     """The GDN op at `length` tokens through `tiling` (flywheel-tile for `target`, whose
-    rows per grid step set the default value heads), `passes` and the Mosaic lowering."""
+    rows per grid step set the default value heads), `passes` and the Mosaic lowering; or
+    through flywheel-tpu for `target` when `tiling` is "flywheel-tpu"."""
     tensor = lambda *dims: "tensor<" + "x".join(map(str, dims)) + ">"
     q = tensor(1, length, key_heads, DIM, "bf16")
     v = tensor(1, length, value_heads, DIM, "bf16")
@@ -166,7 +173,10 @@ def flywheel_program(length, tiling, passes, target, key_heads=KEY_HEADS, value_
         f'scale = {DIM ** -0.5} : f32, chunk_size = {CHUNK} : i64, layout = "BTNH"}} : ({q}, {q}, {v}, {gate}, {gate}) -> ({v}, {state})\n'
         f"  return %o, %s : {v}, {state}\n}}\n"
     )
-    pipeline = f"builtin.module({with_target(tiling, target)},{passes}{LOWER})"
+    if tiling == "flywheel-tpu":
+        pipeline = f"builtin.module(flywheel-tpu{{target={target}}})"
+    else:
+        pipeline = f"builtin.module({with_target(tiling, target)},{passes}{LOWER})"
     return subprocess.run([str(FLYWHEEL_OPT), "-", f"--pass-pipeline={pipeline}"], input=text, capture_output=True,
                           text=True, check=True).stdout
 
@@ -210,7 +220,7 @@ def measure(lengths, targets, ablation, flywheel_only):
     rows = []
     for length in lengths:
         # One head per step is estimated at lengths where the stacked kernel is not.
-        variants = (FLYWHEEL if ablation else FLYWHEEL[-2:]) if length <= LONGEST_FULL else []
+        variants = (FLYWHEEL if ablation else [row for row in FLYWHEEL if row[0] in (ONE_HEAD, DEFAULT)]) if length <= LONGEST_FULL else []
         for target in targets:
             if not flywheel_only:
                 step = per_token_cycles(target)

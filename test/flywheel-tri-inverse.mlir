@@ -175,6 +175,47 @@
 // STACKED-NEXT: %[[T:.*]] = "arith.subf"
 // STACKED: "flywheel.matmul"(%[[T]], {{.*}} -> vector<256x256xf32>
 
+// refine=true: the blocked inverse's products in one bf16 pass, then one Newton step at
+// the loop's precision: R = (I - X) - A X (bf16x3), X <- X + X R (one pass: R is of the
+// order of bf16's rounding). Blocks of 4 by doubling, (I - N)(I + N^2), are 2 products,
+// then 4 merges of 2: 10 one-pass products before the step.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse{block=4 refine=true remarks=true})' 2>&1 | FileCheck %s --check-prefix=REFINED
+// REFINED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 4 by the doubling product, 4 merge(s), products in one bf16 pass and one Newton step
+// REFINED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
+// REFINED: %[[DIAG:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
+// REFINED: %[[IDENTITY:.*]] = "arith.select"(%[[DIAG]],
+// REFINED: %[[A:.*]] = "arith.select"(%[[BELOW]],
+// REFINED-NOT: "scf.for"
+// REFINED-NOT: precision = "bf16x3"
+// REFINED: "arith.constant"() <{value = dense<4> : vector<64x64xi32>}>
+// REFINED-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>, vector<64x64xf32>)
+// REFINED-NEXT: %[[X:.*]] = "arith.subf"
+// REFINED-NEXT: %[[I_MINUS_X:.*]] = "arith.subf"(%[[IDENTITY]], %[[X]])
+// REFINED-NEXT: "arith.constant"
+// REFINED-NEXT: %[[AX:.*]] = "flywheel.matmul"(%[[A]], %[[X]], %{{.*}}) {precision = "bf16x3", transpose_rhs = false}
+// REFINED-NEXT: %[[R:.*]] = "arith.subf"(%[[I_MINUS_X]], %[[AX]])
+// REFINED-NEXT: "arith.constant"
+// REFINED-NEXT: %[[XR:.*]] = "flywheel.matmul"(%[[X]], %[[R]], %{{.*}}) {precision = "bf16", transpose_rhs = false}
+// REFINED-NEXT: %[[T:.*]] = "arith.addf"(%[[X]], %[[XR]])
+// REFINED-NOT: precision = "bf16",
+// REFINED: "flywheel.matmul"(%[[T]], {{.*}} : (vector<64x64xf32>, vector<64x256xf32>, vector<64x256xf32>)
+// f32 products (no precision: Mosaic's fp32) are refined too, the Newton step's residual
+// in f32.
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='refine=true' | FileCheck %s --check-prefix=REFINED-F32
+// REFINED-F32-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>, vector<64x64xf32>)
+// REFINED-F32-NEXT: %[[X:.*]] = "arith.subf"
+// REFINED-F32-NEXT: "arith.subf"
+// REFINED-F32-NEXT: "arith.constant"
+// REFINED-F32-NEXT: "flywheel.matmul"(%{{.*}}, %[[X]], %{{.*}}) {transpose_rhs = false}
+// Near miss: a loop whose products already take one bf16 pass is blocked as it is, not
+// refined.
+// RUN: sed 's/{transpose_rhs = false}/{precision = "bf16", transpose_rhs = false}/' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse='refine=true remarks=true' 2>&1 | FileCheck %s --check-prefix=ONE-PASS
+// ONE-PASS: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by the doubling product, 3 merge(s), not refined (its products already take one pass)
+// ONE-PASS-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>, vector<64x64xf32>)
+// ONE-PASS-NEXT: %[[T:.*]] = "arith.subf"
+// ONE-PASS-NOT: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>
+// ONE-PASS: "flywheel.matmul"(%[[T]],
+
 // One head per step: side by side changes nothing (BLOCKED above runs with the default).
 // RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 diagonal=substitution side-by-side=false' | diff - %t.blocked.mlir
 

@@ -7,7 +7,8 @@
 //! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax
 //! (`flywheel-exp-softmax`: the max lagged in transposed kernels, and on v6e in causal
 //! ones, and replaced there by one from the running sum), software-pipeline the key blocks (`flywheel-pipeline`),
-//! block GDN's triangular inverse (`flywheel-tri-inverse`), serialize the kernels for
+//! block GDN's triangular inverse (`flywheel-tri-inverse`; on v6e in one bf16 pass and
+//! a Newton step), serialize the kernels for
 //! Mosaic, and lower what is left to plain StableHLO.
 
 use crate::{
@@ -61,9 +62,24 @@ fn expand(options: &PassOptions) -> String {
         "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} key-splits=2 transposed-whole-keys=1024 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
-         flywheel-tri-inverse{{remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
-        kernel_transforms(generation, remarks)
+         flywheel-tri-inverse{{{} remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
+        kernel_transforms(generation, remarks),
+        inverse(generation)
     )
+}
+
+/// `flywheel-tri-inverse`'s method for `target`. On v6e the inverse's products in one bf16
+/// pass with one Newton step, on diagonal blocks of 4 (libtpu 0.0.50.1 static cycles, the
+/// 8 key / 16 value head GDN at 2048 tokens: 186,150 against 213,070 with bf16x3 products
+/// on blocks of 8; blocks of 8 refined, 185,470, leave the one-pass error of their powers
+/// N^4 to the Newton step: relative L2 6.1e-4 with correlated keys, 6.5e-5 at 4). On tpu7x
+/// the two extra serial products cost more than the passes save (its 4 / 8 head GDN at
+/// 2048 tokens: 118,585 against 114,953); v5e is unmeasured (its profile aborts on GDN).
+fn inverse(target: Generation) -> &'static str {
+    match target {
+        Generation::V6e => "block=4 refine=true",
+        Generation::V5e | Generation::Tpu7x => "block=8 refine=false",
+    }
 }
 
 /// The passes `flywheel-tpu` runs on a tiled attention kernel for `target`, which
@@ -105,6 +121,8 @@ mod tests {
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));
+        assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tri-inverse{block=4 refine=true remarks=false}"));
+        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-tri-inverse{block=8 refine=false remarks=false}"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
 }

@@ -39,10 +39,11 @@ use std::collections::HashSet;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
+    OptionSpec { name: "block", kind: OptionKind::Choice(&["4", "8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
     OptionSpec { name: "diagonal", kind: OptionKind::Choice(&["substitution", "doubling"]), default: "doubling", help: "How the diagonal blocks are inverted: forward substitution (block - 1 serial products) or the doubling product (I - N)(I + N^2)(I + N^4)... (log2(block) levels)" },
     OptionSpec { name: "side-by-side", kind: OptionKind::Bool, default: "true", help: "With several heads' inverses stacked on the diagonal (flywheel-tile's gdn-heads), work on their blocks side by side (C x size, not size x size): each product pushes C rows through the MXU instead of size" },
     OptionSpec { name: "interleave", kind: OptionKind::Bool, default: "true", help: "Solve the inverses of consecutive loops (a grid step's chunks) together, product by product, so their independent chains share each product's latency; ops between that use an earlier inverse move after the last loop" },
+    OptionSpec { name: "refine", kind: OptionKind::Bool, default: "false", help: "Take the blocked inverse's products in one bf16 pass, then one Newton step at the loop's precision: X <- X + X R, R = I - (I + A) X (R is of the order of the one-pass error, so X R takes one pass too); only where the loop's products take more than one pass" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
 ];
 
@@ -56,13 +57,24 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let block: i64 = options.choice("block").parse().expect("a listed choice");
     let doubling = options.choice("diagonal") == "doubling";
-    let (side_by_side, interleave, remarks) = (options.bool("side-by-side"), options.bool("interleave"), options.bool("remarks"));
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, block, doubling, side_by_side, interleave, remarks))
+    let (side_by_side, interleave, refine, remarks) = (options.bool("side-by-side"), options.bool("interleave"), options.bool("refine"), options.bool("remarks"));
+    let method = Method { block, doubling, side_by_side, refine };
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, method, interleave, remarks))
+}
+
+/// How the blocked inverse is computed (the pass's options of those names).
+#[derive(Clone, Copy)]
+pub struct Method {
+    pub block: i64,
+    pub doubling: bool,
+    pub side_by_side: bool,
+    pub refine: bool,
 }
 
 /// Rewrites every forward-substitution inverse in the Gated DeltaNet kernels directly in
 /// `root`.
-pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side: bool, interleave: bool, remarks: bool) -> bool {
+pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks: bool) -> bool {
+    let Method { block, doubling, side_by_side, .. } = method;
     let calls = kernel_call_locations(root);
     for (symbol, kernel) in kernel_functions(root, crate::mosaic_gated_delta::KERNEL_NAME) {
         let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
@@ -103,11 +115,16 @@ pub fn tri_inverse(root: OperationRef, block: i64, doubling: bool, side_by_side:
                     (_, true) => format!(" ({heads} of them on the diagonal, solved side by side)"),
                     (_, false) => format!(" ({heads} of them on the diagonal)"),
                 };
-                let method = if doubling { "the doubling product" } else { "forward substitution" };
+                let diagonal_method = if doubling { "the doubling product" } else { "forward substitution" };
                 let together = if group.len() > 1 { format!(", {} loops solved together", group.len()) } else { String::new() };
-                emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {method}, {merges} merge(s){together}", inverse.blocks));
+                let refined = match (method.refine, refinable(inverse)) {
+                    (false, _) => "",
+                    (true, true) => ", products in one bf16 pass and one Newton step",
+                    (true, false) => ", not refined (its products already take one pass)",
+                };
+                emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {diagonal_method}, {merges} merge(s){together}{refined}", inverse.blocks));
             }
-            blocked(&group, block, doubling, side_by_side);
+            blocked(&group, method);
         }
     }
     true
@@ -156,6 +173,12 @@ fn joins(group: &[ForwardSubstitution], next: &ForwardSubstitution) -> bool {
         unsafe { mlir_sys::mlirOperationMoveAfter(op.to_raw(), next.for_op.to_raw()) };
     }
     true
+}
+
+/// Whether the loop's products take more than one pass (f32, without a precision, or
+/// bf16x3), so that refining one-pass products pays.
+fn refinable(inverse: &ForwardSubstitution) -> bool {
+    !inverse.product_attributes.iter().any(|(name, value)| name == "precision" && value == "\"bf16\"")
 }
 
 /// A matched forward substitution: the loop, A, and the identity it starts from.
@@ -292,8 +315,15 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
 /// side-by-side left one times the stacked right one, so each product pushes `blocks`
 /// rows through the MXU instead of size; the right operands are stacked back (copies
 /// masked to the diagonal blocks), and so is the result.
-fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], block: i64, doubling: bool, side_by_side: bool) {
+///
+/// With `refine` (and products of more than one pass), the products take one bf16 pass
+/// and one Newton step at the loop's precision restores the accuracy: the residual
+/// R = I - (I + A) X of the one-pass inverse X is of the order of bf16's rounding, and
+/// X + X R has an error of the order of its square.
+fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method) {
+    let Method { block, doubling, side_by_side, refine } = method;
     let last = inverses.last().expect("at least one inverse");
+    let refine = refine && refinable(last);
     let (size, blocks) = (last.size, last.blocks);
     let heads = if side_by_side { size / blocks } else { 1 };
     let rows = size / heads;
@@ -373,22 +403,27 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], block: i64, dou
         let attributes = [("offsets", format!("[0, {first}]")), ("sizes", format!("[{rows}, {group}]")), ("strides", "[1, 1]".to_owned())];
         insert_before(at, "vector.extract_strided_slice", &[value], part, &attributes)
     };
-    // x y, both block diagonal, x (and the product) side by side when heads > 1.
+    // x y, both block diagonal, x (and the product) side by side when heads > 1: at the
+    // loop's precision (`precise_matmul`), or, refining, in one bf16 pass (`matmul`).
     let mut attributes = vec![("transpose_rhs", "false".to_owned())];
     attributes.extend(last.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
-    let matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
+    let mut one_pass: Vec<(&str, String)> = attributes.iter().filter(|(name, _)| *name != "precision").cloned().collect();
+    one_pass.push(("precision", "\"bf16\"".to_owned()));
+    let product = |attributes: &[(&str, String)], xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
         let Some(stacked_group_of) = &stacked_group_of else {
-            return xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "flywheel.matmul", &[x, stacked_of(y), splat_before(at, 0.0, tile)], tile, &attributes)).collect();
+            return xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "flywheel.matmul", &[x, stacked_of(y), splat_before(at, 0.0, tile)], tile, attributes)).collect();
         };
         let mut products = vec![Vec::new(); xs.len()];
         for index in 0..size / group {
             for (inverse, (&x, &y)) in xs.iter().zip(ys).enumerate() {
                 let (x, y) = (columns(x, index * group), columns(y, index * group));
-                products[inverse].push(insert_before(at, "flywheel.matmul", &[x, stacked_group_of(y), splat_before(at, 0.0, part)], part, &attributes));
+                products[inverse].push(insert_before(at, "flywheel.matmul", &[x, stacked_group_of(y), splat_before(at, 0.0, part)], part, attributes));
             }
         }
         products.iter().map(|parts| insert_before(at, "tpu.concatenate", parts, tile, &[("dimension", "1 : i32".into())])).collect()
     };
+    let precise_matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(&attributes, xs, ys);
+    let matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(if refine { &one_pass } else { &attributes }, xs, ys);
     // The diagonal blocks (N: A restricted to them, nilpotent of index `block`): `block`
     // - 1 steps of X ← I - N X, or (I - N)(I + N²)(I + N⁴)... (the same sum of powers of
     // -N, on blocks small enough that the powers stay bounded).
@@ -414,6 +449,10 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], block: i64, dou
         let lower_left = masked(apart);
         x = subtract(&x, &matmul(&x, &matmul(&lower_left, &x)));
         span *= 2;
+    }
+    if refine {
+        let residual = subtract(&subtract(&identity, &x), &precise_matmul(&a, &x));
+        x = add(&x, &matmul(&x, &residual));
     }
     for (inverse, x) in inverses.iter().zip(x) {
         let x = stacked_of(x);
