@@ -104,7 +104,7 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // The Gated DeltaNet kernel: one call with two results (o and the final state). Its f32
 // products ask Mosaic for fp32 precision (the MXU's default would round them to bf16);
 // with gdn-precision=bf16x3 each is three one-pass bf16 products of the operands' high
-// and low bf16 parts instead (hi·lo, then lo·hi and hi·hi as one product). The body is checked decoded
+// and low bf16 parts instead, taken as one product. The body is checked decoded
 // from the call's config.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=fp32},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
@@ -118,11 +118,11 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // Each f32 operand is split once, right after its definition (an operand that holds
 // bf16 numbers has no low part, and its product is left out: Kᵀ, below).
 // BF16X3-NOT: contract_precision
-// Two f32 tiles take three products in two. The inverse's first, N N (N side by side,
-// times N stacked back): N's parts are the masking of A's parts, the right operand's
-// parts are N's stacked back in bf16 (never an f32 128 x 128 copy split again); the left
-// high and low parts go through as one product of 128 rows against the right high part
-// (its weights loaded once), the halves added to high x low.
+// Two f32 tiles take three passes as one product over their contractions side by side,
+// [hi | lo | hi] times [hi; hi; lo], which the MXU sums as it sums any contraction. The
+// inverse's first, N N (N side by side, times N stacked back): N's parts are the masking
+// of A's parts, the right operand's parts are N's stacked back in bf16 (never an f32 128
+// x 128 copy split again).
 // BF16X3-NOT: "stable_mosaic.tpu.concatenate"({{.*}}) {dimension = 0 : i32} : (vector<64x128xf32>, vector<64x128xf32>) -> vector<128x128xf32>
 // BF16X3: %[[NH:.*]] = "stable_mosaic.arith.select"(%[[N_MASK:.*]], %{{.*}}, %[[Z:.*]]) : (vector<64x128xi1>, vector<64x128xbf16>, vector<64x128xbf16>)
 // BF16X3-NEXT: %[[NL:.*]] = "stable_mosaic.arith.select"(%[[N_MASK]], %{{.*}}, %[[Z]])
@@ -131,15 +131,12 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3-NEXT: %[[Z2:.*]] = "stable_mosaic.arith.constant"
 // BF16X3-NEXT: %[[RH:.*]] = "stable_mosaic.arith.select"(%{{.*}}, %[[CH]], %[[Z2]])
 // BF16X3-NEXT: %[[RL:.*]] = "stable_mosaic.arith.select"(%{{.*}}, %[[CL]], %[[Z2]])
-// BF16X3-NEXT: "stable_mosaic.arith.constant"
-// BF16X3-NEXT: %[[P2:.*]] = "stable_mosaic.tpu.matmul"(%[[NH]], %[[RL]], %{{.*}})
-// BF16X3-NEXT: %[[BOTH:.*]] = "stable_mosaic.tpu.concatenate"(%[[NH]], %[[NL]]) {dimension = 0 : i32} : ({{.*}}) -> vector<128x128xbf16>
-// BF16X3-NEXT: "stable_mosaic.arith.constant"
-// BF16X3-NEXT: %[[P3:.*]] = "stable_mosaic.tpu.matmul"(%[[BOTH]], %[[RH]], %{{.*}}) {{.*}} -> vector<128x128xf32>
-// BF16X3-NEXT: %[[LOW_PART:.*]] = "stable_mosaic.vector.extract_strided_slice"(%[[P3]]) {offsets = [64, 0], sizes = [64, 128], strides = [1, 1]}
-// BF16X3-NEXT: %[[SUM:.*]] = "stable_mosaic.arith.addf"(%[[P2]], %[[LOW_PART]])
-// BF16X3-NEXT: %[[HIGH_PART:.*]] = "stable_mosaic.vector.extract_strided_slice"(%[[P3]]) {offsets = [0, 0], sizes = [64, 128], strides = [1, 1]}
-// BF16X3-NEXT: "stable_mosaic.arith.addf"(%[[SUM]], %[[HIGH_PART]])
+// BF16X3-NEXT: %[[ZERO:.*]] = "stable_mosaic.arith.constant"
+// BF16X3-NEXT: %[[LEFT:.*]] = "stable_mosaic.tpu.concatenate"(%[[NH]], %[[NL]], %[[NH]]) {dimension = 1 : i32} : ({{.*}}) -> vector<64x384xbf16>
+// BF16X3-NEXT: %[[RIGHT:.*]] = "stable_mosaic.tpu.concatenate"(%[[RH]], %[[RH]], %[[RL]]) {dimension = 0 : i32} : ({{.*}}) -> vector<384x128xbf16>
+// BF16X3-NEXT: %[[N2:.*]] = "stable_mosaic.tpu.matmul"(%[[LEFT]], %[[RIGHT]], %[[ZERO]]) {{.*}} -> vector<64x128xf32>
+// BF16X3-NEXT: "stable_mosaic.arith.truncf"(%[[N2]])
+// BF16X3-NOT: "stable_mosaic.arith.addf"(%[[N2]],
 // Kᵀ for the state update (K widened from bf16, transposed) times the decayed values
 // takes two: Kᵀ has no low part.
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3-KEYS
@@ -154,8 +151,9 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // F32-KEYS-NEXT: "stable_mosaic.arith.subf"(%[[KT]], %[[KTB]])
 // BF16X3-KEYS: %[[KTH:.*]] = "stable_mosaic.arith.truncf"(%[[KT]]) : (vector<128x64xf32>) -> vector<128x64xbf16>
 // BF16X3-KEYS-NOT: "stable_mosaic.arith.subf"(%[[KT]],
-// BF16X3-KEYS: %[[U:.*]] = "stable_mosaic.tpu.matmul"(%[[KTH]], %[[VL:.*]], %{{.*}})
-// BF16X3-KEYS-NEXT: "stable_mosaic.tpu.matmul"(%[[KTH]], %[[VH:.*]], %[[U]])
+// BF16X3-KEYS: %[[LEFT:.*]] = "stable_mosaic.tpu.concatenate"(%[[KTH]], %[[KTH]]) {dimension = 1 : i32} : ({{.*}}) -> vector<128x128xbf16>
+// BF16X3-KEYS-NEXT: %[[RIGHT:.*]] = "stable_mosaic.tpu.concatenate"(%{{.*}}, %{{.*}}) {dimension = 0 : i32} : (vector<64x128xbf16>, vector<64x128xbf16>) -> vector<128x128xbf16>
+// BF16X3-KEYS-NEXT: "stable_mosaic.tpu.matmul"(%[[LEFT]], %[[RIGHT]], %{{.*}})
 // BF16X3-KEYS-NOT: "stable_mosaic.arith.subf"(%[[KT]],
 // With gdn-single-pass the products after the inverse are one pass of the operands'
 // bf16 roundings, with no low parts: U and W from T [βV | βe^γK] first.

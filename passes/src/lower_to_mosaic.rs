@@ -252,9 +252,9 @@ fn with_attributes(rest: &str, properties: &str) -> String {
 /// Mosaic's fp32 precision; when the op says `precision = "bf16x3"`, as three one-pass
 /// bf16 products of their high and low bf16 parts (hi·hi + hi·lo + lo·hi, about 16 bits
 /// of each product: half the MXU passes; an operand that holds bf16 numbers has no low
-/// part, and its product is left out; the left high and low parts go through the MXU as
-/// one product of twice the rows against the right high part, so its weights are loaded
-/// once; each f32 operand is split once for all its products); when it says `precision = "bf16"`, as one pass
+/// part, and its product is left out), taken as one product over the passes' contractions
+/// side by side, which the MXU accumulates (each f32 operand is split once for all its
+/// products); when it says `precision = "bf16"`, as one pass
 /// of their bf16 roundings (the f32 accumulator kept).
 fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 'a>) -> Result<(), String> {
     let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
@@ -267,39 +267,32 @@ fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 
         let (lhs, rhs) = (bf16_rounding(matmul, operands[0]), bf16_rounding(matmul, operands[1]));
         tpu_matmul(matmul, lhs, rhs, operands[2], transposed, false)
     } else if precision.as_deref() == Some("bf16x3") {
+        // hi·hi + lo·hi + hi·lo as one product over a contraction as deep as the passes:
+        // [hi | lo | hi] times [hi; hi; lo], so the MXU sums the passes as it sums any
+        // contraction (one set of results popped, no adds after it).
         let (lhs_high, lhs_low) = parts.of(operands[0]);
         let (rhs_high, rhs_low) = parts.of(operands[1]);
-        let mut partial = operands[2];
-        if let Some(rhs_low) = rhs_low {
-            partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
-        }
-        let rows = dimension(operands[0], 0);
-        match lhs_low {
-            // Both left parts against the right high part as one product of twice the
-            // rows, so the MXU takes those weights once (two weight loads, not three).
-            Some(lhs_low) if rows % 16 == 0 => {
-                let columns = dimension(operands[2], 1);
-                let stacked = insert_before(matmul, "tpu.concatenate", &[lhs_high, lhs_low], vector_type(matmul, &[2 * rows, dimension(lhs_high, 1)], "bf16"), &[("dimension", "0 : i32".into())]);
-                let both = tpu_matmul(matmul, stacked, rhs_high, splat_before(matmul, 0.0, vector_type(matmul, &[2 * rows, columns], "f32")), transposed, false);
-                let half = |first: i64| {
-                    let attributes = [("offsets", format!("[{first}, 0]")), ("sizes", format!("[{rows}, {columns}]")), ("strides", "[1, 1]".to_owned())];
-                    insert_before(matmul, "vector.extract_strided_slice", &[both], partial.r#type(), &attributes)
-                };
-                let add = |x, y| insert_before(matmul, "arith.addf", &[x, y], partial.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
-                add(add(partial, half(rows)), half(0))
-            }
-            _ => {
-                if let Some(lhs_low) = lhs_low {
-                    partial = tpu_matmul(matmul, lhs_low, rhs_high, partial, transposed, false);
-                }
-                tpu_matmul(matmul, lhs_high, rhs_high, partial, transposed, false)
-            }
-        }
+        let mut passes = vec![(lhs_high, rhs_high)];
+        passes.extend(lhs_low.map(|low| (low, rhs_high)));
+        passes.extend(rhs_low.map(|low| (lhs_high, low)));
+        let (lefts, rights): (Vec<Value>, Vec<Value>) = passes.into_iter().unzip();
+        let rhs_contracting = if transposed { 1 } else { 0 };
+        tpu_matmul(matmul, joined(matmul, &lefts, 1), joined(matmul, &rights, rhs_contracting), operands[2], transposed, false)
     } else {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, true)
     };
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), product.to_raw()) };
     Ok(())
+}
+
+/// `parts` (2-D) concatenated along `axis` before `anchor` (the one part alone).
+fn joined<'c, 'a>(anchor: OperationRef<'c, 'a>, parts: &[Value<'c, 'a>], axis: isize) -> Value<'c, 'a> {
+    if let [part] = parts {
+        return *part;
+    }
+    let mut shape = [dimension(parts[0], 0), dimension(parts[0], 1)];
+    shape[axis as usize] *= parts.len() as i64;
+    insert_before(anchor, "tpu.concatenate", parts, vector_type(anchor, &shape, "bf16"), &[("dimension", format!("{axis} : i32"))])
 }
 
 /// An f32 vector rounded to bf16, before `anchor`.
