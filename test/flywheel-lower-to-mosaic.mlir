@@ -137,6 +137,14 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3-NEXT: %[[N2:.*]] = "stable_mosaic.tpu.matmul"(%[[LEFT]], %[[RIGHT]], %[[ZERO]]) {{.*}} -> vector<64x128xf32>
 // BF16X3-NEXT: "stable_mosaic.arith.truncf"(%[[N2]])
 // BF16X3-NOT: "stable_mosaic.arith.addf"(%[[N2]],
+// Near miss: with one head per step the inverse's products contract over 64 lanes, and
+// three passes side by side would sit at lane offsets 64 and 128 (relaid out): they stay
+// three products, each accumulating into the next.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse,flywheel-lower-to-mosaic)' | grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=APART
+// APART-NOT: x192xbf16>
+// APART: %[[HH:.*]] = "stable_mosaic.tpu.matmul"(%[[NH:.*]], %[[NH]], %{{.*}}) {{.*}} : (vector<64x64xbf16>, vector<64x64xbf16>, vector<64x64xf32>) -> vector<64x64xf32>
+// APART-NEXT: %[[LH:.*]] = "stable_mosaic.tpu.matmul"(%[[NL:.*]], %[[NH]], %[[HH]])
+// APART-NEXT: "stable_mosaic.tpu.matmul"(%[[NH]], %[[NL]], %[[LH]])
 // Kᵀ for the state update (K widened from bf16, transposed) times the decayed values
 // takes two: Kᵀ has no low part.
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3-KEYS
