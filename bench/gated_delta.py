@@ -36,7 +36,8 @@ Rows:
   value heads per step (flywheel-tile's default rows on v6e, 1024; the rows from "+ 8
   value heads per step" on set 8, tpu7x's default), then flywheel-tpu itself for the
   target, which on v6e also takes the inverse's products in one bf16 pass and a Newton
-  step on diagonal blocks of 4 (flywheel-tri-inverse{block=4 refine=true}), and five
+  step on diagonal blocks of 4 where sixteen inverses are solved together, as here
+  (flywheel-tri-inverse{refine-from=16}), and five
   options measured and left off: q, k and v read token-major too (gdn-token-major=all),
   gates in base 2 (`gdn-exp2`: it saved nothing), the products after the inverse in one
   bf16 pass (`gdn-single-pass`: over the 1e-3 error budget), Kᵀ for the state update

@@ -138,13 +138,19 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3-NEXT: "stable_mosaic.arith.truncf"(%[[N2]])
 // BF16X3-NOT: "stable_mosaic.arith.addf"(%[[N2]],
 // Near miss: with one head per step the inverse's products contract over 64 lanes, and
-// three passes side by side would sit at lane offsets 64 and 128 (relaid out): they stay
-// three products, each accumulating into the next.
+// three passes side by side would sit at lane offsets 64 and 128 (relaid out): they go
+// apart, hi·lo, then the left parts stacked as one product of twice the rows against the
+// right high part (its weights loaded once), the halves added.
 // RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse,flywheel-lower-to-mosaic)' | grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=APART
 // APART-NOT: x192xbf16>
-// APART: %[[HH:.*]] = "stable_mosaic.tpu.matmul"(%[[NH:.*]], %[[NH]], %{{.*}}) {{.*}} : (vector<64x64xbf16>, vector<64x64xbf16>, vector<64x64xf32>) -> vector<64x64xf32>
-// APART-NEXT: %[[LH:.*]] = "stable_mosaic.tpu.matmul"(%[[NL:.*]], %[[NH]], %[[HH]])
-// APART-NEXT: "stable_mosaic.tpu.matmul"(%[[NH]], %[[NL]], %[[LH]])
+// APART: %[[HL:.*]] = "stable_mosaic.tpu.matmul"(%[[NH:.*]], %[[NL:.*]], %{{.*}}) {{.*}} : (vector<64x64xbf16>, vector<64x64xbf16>, vector<64x64xf32>) -> vector<64x64xf32>
+// APART-NEXT: %[[BOTH:.*]] = "stable_mosaic.tpu.concatenate"(%[[NH]], %[[NL]]) {dimension = 0 : i32} : ({{.*}}) -> vector<128x64xbf16>
+// APART-NEXT: "stable_mosaic.arith.constant"
+// APART-NEXT: %[[P:.*]] = "stable_mosaic.tpu.matmul"(%[[BOTH]], %[[NH]], %{{.*}}) {{.*}} -> vector<128x64xf32>
+// APART-NEXT: %[[LOW:.*]] = "stable_mosaic.vector.extract_strided_slice"(%[[P]]) {offsets = [64, 0], sizes = [64, 64], strides = [1, 1]}
+// APART-NEXT: %[[SUM:.*]] = "stable_mosaic.arith.addf"(%[[HL]], %[[LOW]])
+// APART-NEXT: %[[HIGH:.*]] = "stable_mosaic.vector.extract_strided_slice"(%[[P]]) {offsets = [0, 0], sizes = [64, 64], strides = [1, 1]}
+// APART-NEXT: "stable_mosaic.arith.addf"(%[[SUM]], %[[HIGH]])
 // Kᵀ for the state update (K widened from bf16, transposed) times the decayed values
 // takes two: Kᵀ has no low part.
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3-KEYS

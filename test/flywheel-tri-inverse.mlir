@@ -175,11 +175,12 @@
 // STACKED-NEXT: %[[T:.*]] = "arith.subf"
 // STACKED: "flywheel.matmul"(%[[T]], {{.*}} -> vector<256x256xf32>
 
-// refine=true: the blocked inverse's products in one bf16 pass, then one Newton step at
+// refine-from=1: the blocked inverse's products in one bf16 pass, then one Newton step at
 // the loop's precision: R = (I - X) - A X (bf16x3), X <- X + X R (one pass: R is of the
-// order of bf16's rounding). Blocks of 4 by doubling, (I - N)(I + N^2), are 2 products,
-// then 4 merges of 2: 10 one-pass products before the step.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse{block=4 refine=true remarks=true})' 2>&1 | FileCheck %s --check-prefix=REFINED
+// order of bf16's rounding), on diagonal blocks of 4 whatever the block option: (I -
+// N)(I + N^2) by doubling is 2 products, then 4 merges of 2: 10 one-pass products before
+// the step.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse{refine-from=1 remarks=true})' 2>&1 | FileCheck %s --check-prefix=REFINED
 // REFINED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 4 by the doubling product, 4 merge(s), products in one bf16 pass and one Newton step
 // REFINED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
 // REFINED: %[[DIAG:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
@@ -201,7 +202,7 @@
 // REFINED: "flywheel.matmul"(%[[T]], {{.*}} : (vector<64x64xf32>, vector<64x256xf32>, vector<64x256xf32>)
 // f32 products (no precision: Mosaic's fp32) are refined too, the Newton step's residual
 // in f32.
-// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='refine=true' | FileCheck %s --check-prefix=REFINED-F32
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='refine-from=1' | FileCheck %s --check-prefix=REFINED-F32
 // REFINED-F32-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>, vector<64x64xf32>)
 // REFINED-F32-NEXT: %[[X:.*]] = "arith.subf"
 // REFINED-F32-NEXT: "arith.subf"
@@ -209,12 +210,20 @@
 // REFINED-F32-NEXT: "flywheel.matmul"(%{{.*}}, %[[X]], %{{.*}}) {transpose_rhs = false}
 // Near miss: a loop whose products already take one bf16 pass is blocked as it is, not
 // refined.
-// RUN: sed 's/{transpose_rhs = false}/{precision = "bf16", transpose_rhs = false}/' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse='refine=true remarks=true' 2>&1 | FileCheck %s --check-prefix=ONE-PASS
+// RUN: sed 's/{transpose_rhs = false}/{precision = "bf16", transpose_rhs = false}/' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse='refine-from=1 remarks=true' 2>&1 | FileCheck %s --check-prefix=ONE-PASS
 // ONE-PASS: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by the doubling product, 3 merge(s), not refined (its products already take one pass)
 // ONE-PASS-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>, vector<64x64xf32>)
 // ONE-PASS-NEXT: %[[T:.*]] = "arith.subf"
 // ONE-PASS-NOT: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x64xf32>, vector<64x64xf32>
 // ONE-PASS: "flywheel.matmul"(%[[T]],
+
+// Near miss: refined only in groups of at least refine-from inverses solved together;
+// here each chunk's inverse is solved alone (its state update stores between them).
+// RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='refine-from=2 remarks=true' 2>&1 | FileCheck %s --check-prefix=FEW
+// FEW: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 8 by the doubling product, 3 merge(s), not refined (1 solved together, fewer than 2)
+// FEW-NOT: precision = "bf16"
+// RUN: not flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='refine-from=-1' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: flywheel-tri-inverse: refine-from must be at least 0, not -1
 
 // One head per step: side by side changes nothing (BLOCKED above runs with the default).
 // RUN: flywheel-opt %t.tiled.mlir --flywheel-tri-inverse='block=8 diagonal=substitution side-by-side=false' | diff - %t.blocked.mlir

@@ -275,23 +275,54 @@ fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 
         let mut passes = vec![(lhs_high, rhs_high)];
         passes.extend(lhs_low.map(|low| (low, rhs_high)));
         passes.extend(rhs_low.map(|low| (lhs_high, low)));
-        // Joined where the contractions fill whole lane tiles or share one; contractions
-        // side by side at other lane offsets are relaid out, and cost more than the
-        // passes apart (one head per step: v6e 537,484 static cycles at 512 tokens
-        // against 501,452).
+        // Joined where the contractions fill whole lane tiles (or two of 64 one tile);
+        // contractions side by side at other lane offsets are relaid out, and cost more
+        // than the passes apart (one head per step: v6e 537,484 static cycles at 512
+        // tokens against 501,452; head dim 32, the gdn_chunked_f32 fixture: 32,905
+        // against 31,117).
         let depth = dimension(operands[0], 1);
-        if depth % 128 == 0 || depth * passes.len() as i64 <= 128 {
+        if depth % 128 == 0 || depth * passes.len() as i64 == 128 {
             let (lefts, rights): (Vec<Value>, Vec<Value>) = passes.into_iter().unzip();
             let rhs_contracting = if transposed { 1 } else { 0 };
             tpu_matmul(matmul, joined(matmul, &lefts, 1), joined(matmul, &rights, rhs_contracting), operands[2], transposed, false)
         } else {
-            passes.into_iter().fold(operands[2], |partial, (lhs, rhs)| tpu_matmul(matmul, lhs, rhs, partial, transposed, false))
+            passes_apart(matmul, (lhs_high, lhs_low), (rhs_high, rhs_low), operands[2], transposed)
         }
     } else {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, true)
     };
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), product.to_raw()) };
     Ok(())
+}
+
+/// hi·hi + lo·hi + hi·lo as separate products: both left parts against the right high
+/// part as one product of twice the rows (its weights loaded once), the high part
+/// against the right low part, the results added to `accumulator`.
+fn passes_apart<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, (lhs_high, lhs_low): (Value<'c, 'a>, Option<Value<'c, 'a>>), (rhs_high, rhs_low): (Value<'c, 'a>, Option<Value<'c, 'a>>), accumulator: Value<'c, 'a>, transposed: bool) -> Value<'c, 'a> {
+    let mut partial = accumulator;
+    if let Some(rhs_low) = rhs_low {
+        partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
+    }
+    let rows = dimension(lhs_high, 0);
+    match lhs_low {
+        Some(lhs_low) if rows % 16 == 0 => {
+            let columns = dimension(accumulator, 1);
+            let stacked = insert_before(matmul, "tpu.concatenate", &[lhs_high, lhs_low], vector_type(matmul, &[2 * rows, dimension(lhs_high, 1)], "bf16"), &[("dimension", "0 : i32".into())]);
+            let both = tpu_matmul(matmul, stacked, rhs_high, splat_before(matmul, 0.0, vector_type(matmul, &[2 * rows, columns], "f32")), transposed, false);
+            let half = |first: i64| {
+                let attributes = [("offsets", format!("[{first}, 0]")), ("sizes", format!("[{rows}, {columns}]")), ("strides", "[1, 1]".to_owned())];
+                insert_before(matmul, "vector.extract_strided_slice", &[both], partial.r#type(), &attributes)
+            };
+            let add = |x, y| insert_before(matmul, "arith.addf", &[x, y], partial.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+            add(add(partial, half(rows)), half(0))
+        }
+        _ => {
+            if let Some(lhs_low) = lhs_low {
+                partial = tpu_matmul(matmul, lhs_low, rhs_high, partial, transposed, false);
+            }
+            tpu_matmul(matmul, lhs_high, rhs_high, partial, transposed, false)
+        }
+    }
 }
 
 /// `parts` (2-D) concatenated along `axis` before `anchor` (the one part alone).

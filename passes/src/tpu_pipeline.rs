@@ -68,17 +68,18 @@ fn expand(options: &PassOptions) -> String {
     )
 }
 
-/// `flywheel-tri-inverse`'s method for `target`. On v6e the inverse's products in one bf16
-/// pass with one Newton step, on diagonal blocks of 4 (libtpu 0.0.50.1 static cycles, the
-/// 8 key / 16 value head GDN at 2048 tokens: 186,150 against 213,070 with bf16x3 products
-/// on blocks of 8; blocks of 8 refined, 185,470, leave the one-pass error of their powers
-/// N^4 to the Newton step: relative L2 6.1e-4 with correlated keys, 6.5e-5 at 4). On tpu7x
-/// the two extra serial products cost more than the passes save (its 4 / 8 head GDN at
-/// 2048 tokens: 118,585 against 114,953); v5e is unmeasured (its profile aborts on GDN).
+/// `flywheel-tri-inverse`'s method for `target`. On v6e, where sixteen or more inverses
+/// are solved together, their products in one bf16 pass with one Newton step (libtpu
+/// 0.0.50.1 static cycles, the 8 key / 16 value head GDN at 2048 tokens, sixteen heads a
+/// step, eight blocks of two heads, two chunks solved together: 170,254 against 199,678
+/// with bf16x3 products); with fewer the step's two serial products cost more than the
+/// passes save (4 / 8 heads at 2048 tokens, eight solved together: 109,622 refined
+/// against 105,310). On tpu7x, eight heads a step, the same (its 4 / 8 head GDN at 2048
+/// tokens: 118,585 against 114,953); v5e is unmeasured (its profile aborts on GDN).
 fn inverse(target: Generation) -> &'static str {
     match target {
-        Generation::V6e => "block=4 refine=true",
-        Generation::V5e | Generation::Tpu7x => "block=8 refine=false",
+        Generation::V6e => "refine-from=16",
+        Generation::V5e | Generation::Tpu7x => "refine-from=0",
     }
 }
 
@@ -121,8 +122,8 @@ mod tests {
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));
-        assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tri-inverse{block=4 refine=true remarks=false}"));
-        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-tri-inverse{block=8 refine=false remarks=false}"));
+        assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tri-inverse{refine-from=16 remarks=false}"));
+        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-tri-inverse{refine-from=0 remarks=false}"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
 }

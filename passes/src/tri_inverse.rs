@@ -39,11 +39,11 @@ use std::collections::HashSet;
 static PASS_ID: PassId = PassId;
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block", kind: OptionKind::Choice(&["4", "8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
+    OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
     OptionSpec { name: "diagonal", kind: OptionKind::Choice(&["substitution", "doubling"]), default: "doubling", help: "How the diagonal blocks are inverted: forward substitution (block - 1 serial products) or the doubling product (I - N)(I + N^2)(I + N^4)... (log2(block) levels)" },
     OptionSpec { name: "side-by-side", kind: OptionKind::Bool, default: "true", help: "With several heads' inverses stacked on the diagonal (flywheel-tile's gdn-heads), work on their blocks side by side (C x size, not size x size): each product pushes C rows through the MXU instead of size" },
     OptionSpec { name: "interleave", kind: OptionKind::Bool, default: "true", help: "Solve the inverses of consecutive loops (a grid step's chunks) together, product by product, so their independent chains share each product's latency; ops between that use an earlier inverse move after the last loop" },
-    OptionSpec { name: "refine", kind: OptionKind::Bool, default: "false", help: "Take the blocked inverse's products in one bf16 pass, then one Newton step at the loop's precision: X <- X + X R, R = I - (I + A) X (R is of the order of the one-pass error, so X R takes one pass too); only where the loop's products take more than one pass" },
+    OptionSpec { name: "refine-from", kind: OptionKind::Int, default: "0", help: "In groups of at least this many inverses solved together (0: never), take the blocked inverse's products in one bf16 pass, then one Newton step at the loop's precision: X <- X + X R, R = I - (I + A) X (R is of the order of the one-pass error, so X R takes one pass too), on diagonal blocks of 4 (one step leaves blocks of 8 at relative L2 6.1e-4 with correlated keys: the one-pass error of their powers N^4); only where the loop's products take more than one pass. The step's two serial products pay only where enough inverses share their latency" },
     OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
 ];
 
@@ -57,10 +57,21 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let block: i64 = options.choice("block").parse().expect("a listed choice");
     let doubling = options.choice("diagonal") == "doubling";
-    let (side_by_side, interleave, refine, remarks) = (options.bool("side-by-side"), options.bool("interleave"), options.bool("refine"), options.bool("remarks"));
-    let method = Method { block, doubling, side_by_side, refine };
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tri_inverse(op, method, interleave, remarks))
+    let (side_by_side, interleave, remarks) = (options.bool("side-by-side"), options.bool("interleave"), options.bool("remarks"));
+    let refine_from = options.int("refine-from");
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| {
+        let Ok(refine_from) = usize::try_from(refine_from) else {
+            emit_error(op.location(), &format!("flywheel-tri-inverse: refine-from must be at least 0, not {refine_from}"));
+            return false;
+        };
+        tri_inverse(op, Method { block, doubling, side_by_side, refine_from }, interleave, remarks)
+    })
 }
+
+/// The diagonal blocks of a refined inverse: with blocks of 8, the one-pass error of their
+/// powers N^4 leaves relative L2 6.1e-4 after the Newton step with correlated keys
+/// (`gated_delta::refined`), 6.5e-5 with blocks of 4.
+const REFINED_BLOCK: i64 = 4;
 
 /// How the blocked inverse is computed (the pass's options of those names).
 #[derive(Clone, Copy)]
@@ -68,7 +79,8 @@ pub struct Method {
     pub block: i64,
     pub doubling: bool,
     pub side_by_side: bool,
-    pub refine: bool,
+    /// The fewest inverses solved together that are refined (0: none).
+    pub refine_from: usize,
 }
 
 /// Rewrites every forward-substitution inverse in the Gated DeltaNet kernels directly in
@@ -106,6 +118,8 @@ pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks
             }
         }
         for group in groups {
+            let refined = method.refine_from > 0 && group.len() >= method.refine_from && refinable(&group[0]);
+            let block = if refined { REFINED_BLOCK } else { block };
             if remarks {
                 let inverse = &group[0];
                 let merges = (inverse.blocks / block).ilog2();
@@ -117,14 +131,15 @@ pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks
                 };
                 let diagonal_method = if doubling { "the doubling product" } else { "forward substitution" };
                 let together = if group.len() > 1 { format!(", {} loops solved together", group.len()) } else { String::new() };
-                let refined = match (method.refine, refinable(inverse)) {
-                    (false, _) => "",
-                    (true, true) => ", products in one bf16 pass and one Newton step",
-                    (true, false) => ", not refined (its products already take one pass)",
+                let refinement = match method.refine_from {
+                    0 => String::new(),
+                    _ if !refinable(inverse) => ", not refined (its products already take one pass)".to_owned(),
+                    from if group.len() < from => format!(", not refined ({} solved together, fewer than {from})", group.len()),
+                    _ => ", products in one bf16 pass and one Newton step".to_owned(),
                 };
-                emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {diagonal_method}, {merges} merge(s){together}{refined}", inverse.blocks));
+                emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {diagonal_method}, {merges} merge(s){together}{refinement}", inverse.blocks));
             }
-            blocked(&group, method);
+            blocked(&group, Method { block, ..method }, refined);
         }
     }
     true
@@ -316,14 +331,14 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
 /// rows through the MXU instead of size; the right operands are stacked back (copies
 /// masked to the diagonal blocks), and so is the result.
 ///
-/// With `refine` (and products of more than one pass), the products take one bf16 pass
-/// and one Newton step at the loop's precision restores the accuracy: the residual
+/// Refined (`refine`: at least `refine_from` inverses, products of more than one pass, on
+/// diagonal blocks of `REFINED_BLOCK`), the products take one bf16 pass and one Newton
+/// step at the loop's precision restores the accuracy: the residual
 /// R = I - (I + A) X of the one-pass inverse X is of the order of bf16's rounding, and
 /// X + X R has an error of the order of its square.
-fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method) {
-    let Method { block, doubling, side_by_side, refine } = method;
+fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method, refine: bool) {
+    let Method { block, doubling, side_by_side, .. } = method;
     let last = inverses.last().expect("at least one inverse");
-    let refine = refine && refinable(last);
     let (size, blocks) = (last.size, last.blocks);
     let heads = if side_by_side { size / blocks } else { 1 };
     let rows = size / heads;

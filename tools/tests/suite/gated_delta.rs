@@ -80,12 +80,13 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // What flywheel-tpu runs for v6e: heads stacked to 1024 rows (grouped_8_16 runs its
     // sixteen value heads in one step, grouped_4_8 its eight, correlated_keys_4_heads its four), their
     // chunk-parallel tiles in diagonal blocks of 128 rows (two heads), bf16x3 products,
-    // each chunk's parallel work before the previous chunk's state update, blocks of 4 by
+    // each chunk's parallel work before the previous chunk's state update, blocks of 8 by
     // doubling, the heads' inverses side by side, the blocks' and chunks' inverses solved
-    // together, their products in one bf16 pass and one Newton step.
-    ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{block=4 refine=true},", F32_PRODUCTS),
-    // The inverse as tpu7x takes it: blocks of 8, bf16x3 products, no Newton step.
-    ("bf16x3_inverse", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    // together, in groups of sixteen (grouped_8_16) their products in one bf16 pass and
+    // one Newton step on blocks of 4.
+    ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{refine-from=16},", F32_PRODUCTS),
+    // The defaults with every inverse refined (blocks of 4).
+    ("refined", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{refine-from=1},", F32_PRODUCTS),
     // The defaults with q, k and v read token-major too ([B, T, N x D] windows; the
     // output is token-major by default, heads_first cases keep every window head-major).
     ("token_major_inputs", "flywheel-layout,flywheel-tile{gdn-token-major=all}", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
