@@ -181,6 +181,14 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // RUN: flywheel compile --target v5e %t.gdn.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v6e %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target tpu7x %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v5e %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// The passes apart (one head per step) and the refined inverse (its one-pass products
+// and Newton step) compile too.
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn-apart.mlir
+// RUN: flywheel compile --target v6e %t.gdn-apart.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile,flywheel-pipeline,flywheel-tri-inverse{refine-from=1},flywheel-lower-to-mosaic)' -o %t.gdn-refined.mlir
+// RUN: flywheel compile --target v6e %t.gdn-refined.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v5e %t.gdn-refined.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Token-major windows at head dim 64: the second value head's tiles at lane 64 of the
 // step's v and output windows.
 // RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-token-major=all},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn64.mlir
