@@ -91,6 +91,12 @@ impl Writer {
         self.cmpi(0, value, &constant, "i32", "i1")
     }
 
+    /// The negation of the i1 scalar `value`.
+    pub fn not(&mut self, value: &str) -> String {
+        let yes = self.constant("1", "i1");
+        self.op("arith.xori", &[(value, "i1"), (&yes, "i1")], "", "i1")
+    }
+
     pub fn cmpi(&mut self, predicate: i64, a: &str, b: &str, r#type: &str, result: &str) -> String {
         self.op("arith.cmpi", &[(a, r#type), (b, r#type)], &format!("{{predicate = {predicate} : i64}}"), result)
     }

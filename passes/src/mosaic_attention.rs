@@ -609,15 +609,13 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                     let mut runs = w.binary("arith.andi", &bounds.crosses, &first_ones, "i1");
                     if count < splits {
                         let next = reached(w, count);
-                        let yes = w.constant("1", "i1");
-                        let not_next = w.op("arith.xori", &[(&next, "i1"), (&yes, "i1")], "", "i1");
+                        let not_next = w.not(&next);
                         runs = w.binary("arith.andi", &runs, &not_next, "i1");
                     }
                     w.when(&runs, |w| step(w, &plan.masked_sub_blocks(Some(count)), count));
                 }
             }
-            let yes = w.constant("1", "i1");
-            let clear = w.op("arith.xori", &[(&bounds.crosses, "i1"), (&yes, "i1")], "", "i1");
+            let clear = w.not(&bounds.crosses);
             w.when(&clear, |w| step(w, &unmasked, splits));
         }
         None => step(w, &unmasked, splits),

@@ -131,11 +131,11 @@ pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks
                 };
                 let diagonal_method = if doubling { "the doubling product" } else { "forward substitution" };
                 let together = if group.len() > 1 { format!(", {} loops solved together", group.len()) } else { String::new() };
-                let refinement = match method.refine_from {
-                    0 => String::new(),
+                let refinement = match (refined, method.refine_from) {
+                    (true, _) => ", products in one bf16 pass and one Newton step".to_owned(),
+                    (false, 0) => String::new(),
                     _ if !refinable(inverse) => ", not refined (its products already take one pass)".to_owned(),
-                    from if group.len() < from => format!(", not refined ({} solved together, fewer than {from})", group.len()),
-                    _ => ", products in one bf16 pass and one Newton step".to_owned(),
+                    (false, from) => format!(", not refined ({} solved together, fewer than {from})", group.len()),
                 };
                 emit_remark(location, &format!("@{symbol}: {0} x {0} triangular inverse{diagonal} blocked: diagonal blocks of {block} by {diagonal_method}, {merges} merge(s){together}{refinement}", inverse.blocks));
             }
