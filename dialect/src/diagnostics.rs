@@ -18,10 +18,7 @@ pub enum Severity {
 /// Reports `message` at `location` through the context's diagnostic engine, so it reaches
 /// whatever handler is attached (the terminal, or `--verify-diagnostics`).
 pub fn emit(location: Location, severity: Severity, message: &str) {
-    let message = MlirStringRef {
-        data: message.as_ptr().cast(),
-        length: message.len(),
-    };
+    let message = MlirStringRef { data: message.as_ptr().cast(), length: message.len() };
     unsafe { flywheelEmitDiagnostic(location.to_raw(), severity as i32, message) }
 }
 

@@ -33,9 +33,7 @@ pub struct Layout {
 
 impl Layout {
     pub const BTNH: Layout = Layout { order: Axis::ALL };
-    pub const BNTH: Layout = Layout {
-        order: [Axis::Batch, Axis::Heads, Axis::Sequence, Axis::HeadDim],
-    };
+    pub const BNTH: Layout = Layout { order: [Axis::Batch, Axis::Heads, Axis::Sequence, Axis::HeadDim] };
 
     /// Parses a four-letter permutation of "BTNH".
     pub fn parse(text: &str) -> Option<Layout> {

@@ -30,11 +30,7 @@ pub fn create_context() -> Context {
     // Single-threaded: passes written in Rust run on the calling thread.
     let context = Context::new_with_registry(&registry, false);
     context.set_allow_unregistered_dialects(true);
-    let definition =
-        Module::parse(&context, FLYWHEEL_IRDL).expect("the built-in IRDL definition parses");
-    assert!(
-        load_irdl_dialects(&definition),
-        "the built-in IRDL definition loads"
-    );
+    let definition = Module::parse(&context, FLYWHEEL_IRDL).expect("the built-in IRDL definition parses");
+    assert!(load_irdl_dialects(&definition), "the built-in IRDL definition loads");
     context
 }

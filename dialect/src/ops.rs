@@ -3,10 +3,7 @@
 
 use crate::{layout::Layout, tensor::is_i1};
 use melior::ir::{
-    attribute::{
-        DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute,
-        StringAttribute,
-    },
+    attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute},
     operation::{OperationLike, OperationRef},
     Attribute, AttributeLike, Value,
 };
@@ -45,9 +42,7 @@ fn layout_attribute(attribute: Attribute) -> Result<Layout, AttributeError> {
     let text = StringAttribute::try_from(attribute)
         .map(|string| string.value().to_owned())
         .map_err(|_| format!("attribute 'layout' must be a string, got {attribute}"))?;
-    Layout::parse(&text).ok_or_else(|| {
-        format!("attribute 'layout' must be a permutation of \"BTNH\", got \"{text}\"")
-    })
+    Layout::parse(&text).ok_or_else(|| format!("attribute 'layout' must be a permutation of \"BTNH\", got \"{text}\""))
 }
 
 /// The operand indices of each segment, from `operandSegmentSizes` when the op has one,
@@ -90,10 +85,7 @@ macro_rules! op_view {
             }
 
             fn operand_in_segment(&self, segment: usize) -> Option<Value<'c, 'a>> {
-                let index = operand_segments(&self.op, Self::SEGMENTS.len())
-                    .get(segment)
-                    .copied()
-                    .flatten()?;
+                let index = operand_segments(&self.op, Self::SEGMENTS.len()).get(segment).copied().flatten()?;
                 self.op.operand(index).ok()
             }
 
@@ -113,8 +105,7 @@ op_view!(GatedDeltaOp, "flywheel.gated_delta");
 
 impl<'c, 'a> AttentionOp<'c, 'a> {
     /// The operand segments, in order, as the IRDL definition declares them.
-    pub const SEGMENTS: [&'static str; 7] =
-        ["q", "k", "v", "mask", "bias", "q_segment_ids", "kv_segment_ids"];
+    pub const SEGMENTS: [&'static str; 7] = ["q", "k", "v", "mask", "bias", "q_segment_ids", "kv_segment_ids"];
 
     pub fn q(&self) -> Option<Value<'c, 'a>> {
         self.operand_in_segment(0)
@@ -156,9 +147,7 @@ impl<'c, 'a> AttentionOp<'c, 'a> {
         let array = DenseI64ArrayAttribute::try_from(attribute).ok();
         match array.map(|a| (a.len(), a.element(0), a.element(1))) {
             Some((2, Ok(left), Ok(right))) => Ok(Some((left, right))),
-            _ => Err(format!(
-                "attribute 'window' must be array<i64: left, right>, got {attribute}"
-            )),
+            _ => Err(format!("attribute 'window' must be array<i64: left, right>, got {attribute}")),
         }
     }
 

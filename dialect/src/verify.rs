@@ -51,11 +51,7 @@ fn tensor<'c>(value: Option<Value<'c, '_>>, name: &str) -> Result<TensorInfo<'c>
     TensorInfo::of_value(value).ok_or_else(|| format!("operand '{name}' must be a ranked tensor"))
 }
 
-fn operand_4d<'c>(
-    value: Option<Value<'c, '_>>,
-    name: &str,
-    layout: Layout,
-) -> Result<Operand4d<'c>, String> {
+fn operand_4d<'c>(value: Option<Value<'c, '_>>, name: &str, layout: Layout) -> Result<Operand4d<'c>, String> {
     let info = tensor(value, name)?;
     if info.rank() != 4 {
         return Err(format!("operand '{name}' must be 4-D in layout {layout}, got rank {}", info.rank()));
@@ -156,10 +152,9 @@ pub fn verify_attention(op: AttentionOp) -> Check {
             return Err("requires both 'q_segment_ids' and 'kv_segment_ids', or neither".into())
         }
         (q_ids, kv_ids) => {
-            for (name, value, length) in [
-                ("q_segment_ids", q_ids, q.dim(Axis::Sequence)),
-                ("kv_segment_ids", kv_ids, k.dim(Axis::Sequence)),
-            ] {
+            for (name, value, length) in
+                [("q_segment_ids", q_ids, q.dim(Axis::Sequence)), ("kv_segment_ids", kv_ids, k.dim(Axis::Sequence))]
+            {
                 let info = tensor(value, name)?;
                 if info.rank() != 2 || !info.is_integer() {
                     return Err(format!("operand '{name}' must be an integer tensor [B, T]"));

@@ -44,23 +44,45 @@ pub struct Choice {
 
 /// The candidate with the fewest static cycles for `attention` on `target`. `pipeline`
 /// maps a candidate to the pass pipeline that tiles and lowers it.
-pub fn search(attention: AttentionOp, target: &str, candidates: &[(i64, i64)], pipeline: impl Fn((i64, i64)) -> String) -> Result<Choice, SearchFailure> {
+pub fn search(
+    attention: AttentionOp,
+    target: &str,
+    candidates: &[(i64, i64)],
+    pipeline: impl Fn((i64, i64)) -> String,
+) -> Result<Choice, SearchFailure> {
     let program = standalone_program(attention).map_err(SearchFailure::Failed)?;
     let pipelines: Vec<String> = candidates.iter().map(|&c| pipeline(c)).collect();
     let key = format!("{:016x}", fnv1a(&format!("{target}\n{program}\n{pipelines:?}")));
     let cache = cache_directory().map(|directory| directory.join(format!("{key}.txt")));
-    if let Some(choice) = cache.as_ref().and_then(|path| std::fs::read_to_string(path).ok()).and_then(|text| parse_choice(&text)) {
+    if let Some(choice) =
+        cache.as_ref().and_then(|path| std::fs::read_to_string(path).ok()).and_then(|text| parse_choice(&text))
+    {
         return Ok(choice);
     }
-    let profiler = PROFILER.get().ok_or_else(|| SearchFailure::Failed("auto block search needs a libtpu profiler (flywheel-opt registers one)".into()))?;
-    let results: Vec<Result<i64, String>> = pipelines.iter().map(|pipeline| profiler(&program, pipeline, target)).collect();
-    let measured: Vec<((i64, i64), Option<i64>)> = candidates.iter().zip(&results).map(|(&candidate, result)| (candidate, result.as_ref().ok().copied())).collect();
-    let Some(blocks) = measured.iter().filter_map(|&(candidate, cycles)| cycles.map(|c| (c, candidate))).min().map(|(_, candidate)| candidate) else {
+    let profiler = PROFILER.get().ok_or_else(|| {
+        SearchFailure::Failed("auto block search needs a libtpu profiler (flywheel-opt registers one)".into())
+    })?;
+    let results: Vec<Result<i64, String>> =
+        pipelines.iter().map(|pipeline| profiler(&program, pipeline, target)).collect();
+    let measured: Vec<((i64, i64), Option<i64>)> = candidates
+        .iter()
+        .zip(&results)
+        .map(|(&candidate, result)| (candidate, result.as_ref().ok().copied()))
+        .collect();
+    let Some(blocks) = measured
+        .iter()
+        .filter_map(|&(candidate, cycles)| cycles.map(|c| (c, candidate)))
+        .min()
+        .map(|(_, candidate)| candidate)
+    else {
         let errors: Vec<&String> = results.iter().filter_map(|result| result.as_ref().err()).collect();
         if errors.iter().all(|error| error.contains("aborted while profiling")) {
             return Err(SearchFailure::ProfilerAborted);
         }
-        let first = errors.first().map(|error| error.lines().find(|line| line.contains("error")).unwrap_or(error).trim().to_owned()).unwrap_or_default();
+        let first = errors
+            .first()
+            .map(|error| error.lines().find(|line| line.contains("error")).unwrap_or(error).trim().to_owned())
+            .unwrap_or_default();
         return Err(SearchFailure::Failed(format!("no candidate block size compiled ({first})")));
     };
     let choice = Choice { blocks, measured, cached: false };
@@ -105,9 +127,15 @@ fn cache_directory() -> Option<PathBuf> {
 
 /// One line per candidate, `block_q block_kv cycles|failed`; the chosen one first.
 fn format_choice(choice: &Choice) -> String {
-    let line = |&((q, k), cycles): &((i64, i64), Option<i64>)| format!("{q} {k} {}\n", cycles.map_or("failed".to_owned(), |c| c.to_string()));
-    let chosen = choice.measured.iter().find(|(candidate, _)| *candidate == choice.blocks).expect("the choice was measured");
-    std::iter::once(chosen).chain(choice.measured.iter().filter(|(candidate, _)| *candidate != choice.blocks)).map(line).collect()
+    let line = |&((q, k), cycles): &((i64, i64), Option<i64>)| {
+        format!("{q} {k} {}\n", cycles.map_or("failed".to_owned(), |c| c.to_string()))
+    };
+    let chosen =
+        choice.measured.iter().find(|(candidate, _)| *candidate == choice.blocks).expect("the choice was measured");
+    std::iter::once(chosen)
+        .chain(choice.measured.iter().filter(|(candidate, _)| *candidate != choice.blocks))
+        .map(line)
+        .collect()
 }
 
 fn parse_choice(text: &str) -> Option<Choice> {
@@ -135,7 +163,11 @@ mod tests {
 
     #[test]
     fn a_cached_choice_reads_back_with_the_winner_first() {
-        let choice = Choice { blocks: (1024, 2048), measured: vec![((512, 1024), Some(120)), ((1024, 2048), Some(90)), ((2048, 1024), None)], cached: false };
+        let choice = Choice {
+            blocks: (1024, 2048),
+            measured: vec![((512, 1024), Some(120)), ((1024, 2048), Some(90)), ((2048, 1024), None)],
+            cached: false,
+        };
         let text = format_choice(&choice);
         assert_eq!(text, "1024 2048 90\n512 1024 120\n2048 1024 failed\n");
         let read = parse_choice(&text).unwrap();

@@ -52,7 +52,11 @@
 use crate::{
     options::{Generation, OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat, insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, predicate, replace_op, splat_before, users},
+    tile_ir::{
+        after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat,
+        insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, predicate, replace_op,
+        splat_before, users,
+    },
 };
 use flywheel_dialect::diagnostics::emit_remark;
 use melior::{
@@ -153,7 +157,14 @@ fn create(options: &PassOptions) -> Pass {
         "never" => Fold::Never,
         _ => Fold::Exact,
     };
-    let rewrites = Rewrites { exp2: options.bool("exp2"), fold_scale, reciprocal: options.bool("reciprocal"), conditional_rescale: options.bool("conditional-rescale"), bf16_exp: options.bool("bf16-exp"), lagged_max: lagged_max(options) };
+    let rewrites = Rewrites {
+        exp2: options.bool("exp2"),
+        fold_scale,
+        reciprocal: options.bool("reciprocal"),
+        conditional_rescale: options.bool("conditional-rescale"),
+        bf16_exp: options.bool("bf16-exp"),
+        lagged_max: lagged_max(options),
+    };
     let remarks = options.bool("remarks");
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| exp_softmax(op, rewrites, remarks))
 }
@@ -228,14 +239,24 @@ pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> boo
 /// product's only use (one per step body: a kernel may have a masked and an unmasked
 /// one); returns (the mulf, the matmul, the scale) of each.
 #[allow(clippy::type_complexity)]
-fn score_scales<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, f64)>, String> {
+fn score_scales<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+) -> Result<Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, f64)>, String> {
     let found: Vec<_> = ops_named(kernel, "flywheel.matmul")
         .into_iter()
-        .filter(|matmul| matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_some_and(|flag| flag.value() != 0))
+        .filter(|matmul| {
+            matmul
+                .attribute("transpose_rhs")
+                .ok()
+                .and_then(|a| IntegerAttribute::try_from(a).ok())
+                .is_some_and(|flag| flag.value() != 0)
+        })
         .filter_map(|matmul| {
             let scores: Value = matmul.result(0).ok()?.into();
             match users(scores).as_slice() {
-                [(mulf, 0)] if mulf.name().as_string_ref().as_str() == Ok("arith.mulf") => Some((*mulf, matmul, float_splat(mulf.operand(1).ok()?)?)),
+                [(mulf, 0)] if mulf.name().as_string_ref().as_str() == Ok("arith.mulf") => {
+                    Some((*mulf, matmul, float_splat(mulf.operand(1).ok()?)?))
+                }
                 _ => None,
             }
         })
@@ -253,7 +274,9 @@ fn only_masks_to_softmax(scores: Value) -> Result<(), String> {
         let name = user.name().as_string_ref().as_str().unwrap_or("?").to_owned();
         match name.as_str() {
             "vector.multi_reduction" | "arith.subf" => {}
-            "arith.select" if position != 0 => only_masks_to_softmax(user.result(0).map_err(|e| e.to_string())?.into())?,
+            "arith.select" if position != 0 => {
+                only_masks_to_softmax(user.result(0).map_err(|e| e.to_string())?.into())?
+            }
             "scf.yield" => {
                 let choice = user.parent_operation().ok_or("a yield outside an op")?;
                 only_masks_to_softmax(choice.result(position).map_err(|e| e.to_string())?.into())?;
@@ -277,7 +300,13 @@ fn base_two(kernel: OperationRef) -> Result<(), String> {
     }
     for exp in ops_named(kernel, "math.exp") {
         let operand = exp.operand(0).map_err(|e| e.to_string())?;
-        let exp2 = insert_before(exp, "math.exp2", &[operand], operand.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+        let exp2 = insert_before(
+            exp,
+            "math.exp2",
+            &[operand],
+            operand.r#type(),
+            &[("fastmath", "#arith.fastmath<none>".into())],
+        );
         replace_op(exp, exp2);
     }
     Ok(())
@@ -286,7 +315,9 @@ fn base_two(kernel: OperationRef) -> Result<(), String> {
 fn fold_scale(kernel: OperationRef, when: Fold) -> Result<&'static str, String> {
     let scales = score_scales(kernel)?;
     // Whether Q times the scale, rounded to Q's type, would round.
-    let rounds = |matmul: OperationRef, scale: f64| scale.abs().log2().fract() != 0.0 && matmul.operand(0).is_ok_and(|q| q.r#type().to_string().ends_with("xbf16>"));
+    let rounds = |matmul: OperationRef, scale: f64| {
+        scale.abs().log2().fract() != 0.0 && matmul.operand(0).is_ok_and(|q| q.r#type().to_string().ends_with("xbf16>"))
+    };
     if let Some(&(_, matmul, scale)) = scales.iter().find(|&&(_, matmul, scale)| rounds(matmul, scale)) {
         let depth = matmul.operand(0).ok().and_then(|q| columns(q.r#type())).unwrap_or(usize::MAX);
         match when {
@@ -359,7 +390,8 @@ pub fn fold_for_target(target: Generation) -> &'static str {
 
 /// Q times the scale in f32, before `at`.
 fn scaled_f32<'c, 'a>(at: OperationRef<'c, 'a>, q: Value<'c, 'a>, scale: f64) -> Result<Value<'c, 'a>, String> {
-    let f32_type = Type::parse(unsafe { at.context().to_ref() }, &q.r#type().to_string().replace("xbf16>", "xf32>")).ok_or("Q's type")?;
+    let f32_type = Type::parse(unsafe { at.context().to_ref() }, &q.r#type().to_string().replace("xbf16>", "xf32>"))
+        .ok_or("Q's type")?;
     let wide = if q.r#type() == f32_type { q } else { insert_before(at, "arith.extf", &[q], f32_type, &[]) };
     let factor = splat_before(at, scale, f32_type);
     Ok(insert_before(at, "arith.mulf", &[wide, factor], f32_type, &[("fastmath", "#arith.fastmath<none>".into())]))
@@ -371,7 +403,11 @@ fn scaled_f32<'c, 'a>(at: OperationRef<'c, 'a>, q: Value<'c, 'a>, scale: f64) ->
 fn fold_rounded(matmul: OperationRef, scale: f64) -> Result<(), String> {
     let q = matmul.operand(0).map_err(|e| e.to_string())?;
     let scaled = scaled_f32(matmul, q, scale)?;
-    let scaled_q = if scaled.r#type() == q.r#type() { scaled } else { insert_before(matmul, "arith.truncf", &[scaled], q.r#type(), &[]) };
+    let scaled_q = if scaled.r#type() == q.r#type() {
+        scaled
+    } else {
+        insert_before(matmul, "arith.truncf", &[scaled], q.r#type(), &[])
+    };
     mutable(matmul).set_operand(0, scaled_q);
     Ok(())
 }
@@ -383,22 +419,37 @@ fn fold_rounded(matmul: OperationRef, scale: f64) -> Result<(), String> {
 /// takes as many MXU passes as Q Kᵀ did. Each Q is split once, after its definition, for
 /// all its products (`split_qs`: (Q, scale, its parts side by side)).
 #[allow(clippy::type_complexity)]
-fn fold_split<'c, 'a>(matmul: OperationRef<'c, 'a>, scale: f64, split_qs: &mut Vec<(Value<'c, 'a>, f64, Value<'c, 'a>)>) -> Result<(), String> {
+fn fold_split<'c, 'a>(
+    matmul: OperationRef<'c, 'a>,
+    scale: f64,
+    split_qs: &mut Vec<(Value<'c, 'a>, f64, Value<'c, 'a>)>,
+) -> Result<(), String> {
     let q = matmul.operand(0).map_err(|e| e.to_string())?;
     let k = matmul.operand(1).map_err(|e| e.to_string())?;
-    let side_by_side = |value: Value<'c, 'a>| doubled_columns(&value.r#type().to_string()).and_then(|text| Type::parse(unsafe { matmul.context().to_ref() }, &text)).ok_or("a 2-D tile");
+    let side_by_side = |value: Value<'c, 'a>| {
+        doubled_columns(&value.r#type().to_string())
+            .and_then(|text| Type::parse(unsafe { matmul.context().to_ref() }, &text))
+            .ok_or("a 2-D tile")
+    };
     let parts = match split_qs.iter().find(|(source, factor, _)| *source == q && *factor == scale) {
         Some(&(_, _, parts)) => parts,
         None => {
             let at = after_definition(q);
             let (high, low) = crate::lower_to_mosaic::split(at, scaled_f32(at, q, scale)?);
             let low = low.ok_or("Q times the scale holds bf16 numbers")?;
-            let parts = insert_before(at, "tpu.concatenate", &[high, low], side_by_side(q)?, &[("dimension", "1 : i32".into())]);
+            let parts = insert_before(
+                at,
+                "tpu.concatenate",
+                &[high, low],
+                side_by_side(q)?,
+                &[("dimension", "1 : i32".into())],
+            );
             split_qs.push((q, scale, parts));
             parts
         }
     };
-    let k_twice = insert_before(matmul, "tpu.concatenate", &[k, k], side_by_side(k)?, &[("dimension", "1 : i32".into())]);
+    let k_twice =
+        insert_before(matmul, "tpu.concatenate", &[k, k], side_by_side(k)?, &[("dimension", "1 : i32".into())]);
     mutable(matmul).set_operand(0, parts);
     mutable(matmul).set_operand(1, k_twice);
     Ok(())
@@ -424,18 +475,36 @@ fn reciprocal_normalization(kernel: OperationRef) -> usize {
     let mut count = 0;
     for divide in ops_named(kernel, "arith.divf") {
         let (Ok(accumulator), Ok(divisor)) = (divide.operand(0), divide.operand(1)) else { continue };
-        let Some(widen) = defined_by(divisor, "vector.broadcast").or_else(|| defined_by(divisor, "tpu.concatenate")) else { continue };
+        let Some(widen) = defined_by(divisor, "vector.broadcast").or_else(|| defined_by(divisor, "tpu.concatenate"))
+        else {
+            continue;
+        };
         let Ok(sum) = widen.operand(0) else { continue };
         if widen.operands().any(|operand| operand != sum) {
             continue;
         }
         let one = splat_before(divide, 1.0, sum.r#type());
-        let inverse = insert_before(divide, "arith.divf", &[one, sum], sum.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+        let inverse = insert_before(
+            divide,
+            "arith.divf",
+            &[one, sum],
+            sum.r#type(),
+            &[("fastmath", "#arith.fastmath<none>".into())],
+        );
         let copies = vec![inverse; widen.operand_count()];
-        let attributes: Vec<(&str, String)> = widen.attribute("dimension").map(|dimension| vec![("dimension", dimension.to_string())]).unwrap_or_default();
+        let attributes: Vec<(&str, String)> = widen
+            .attribute("dimension")
+            .map(|dimension| vec![("dimension", dimension.to_string())])
+            .unwrap_or_default();
         let name = widen.name().as_string_ref().as_str().unwrap_or("vector.broadcast").to_owned();
         let wide = insert_before(divide, &name, &copies, divisor.r#type(), &attributes);
-        let normalized = insert_before(divide, "arith.mulf", &[accumulator, wide], accumulator.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+        let normalized = insert_before(
+            divide,
+            "arith.mulf",
+            &[accumulator, wide],
+            accumulator.r#type(),
+            &[("fastmath", "#arith.fastmath<none>".into())],
+        );
         replace_op(divide, normalized);
         erase_if_unused(divisor);
         count += 1;
@@ -452,10 +521,15 @@ fn bf16_exponentials(kernel: OperationRef) -> usize {
         let result: Value = result.into();
         let narrowing: Vec<_> = users(result)
             .into_iter()
-            .filter(|(user, _)| user.name().as_string_ref().as_str() == Ok("arith.truncf") && user.result(0).is_ok_and(|r| r.r#type().to_string().ends_with("xbf16>")))
+            .filter(|(user, _)| {
+                user.name().as_string_ref().as_str() == Ok("arith.truncf")
+                    && user.result(0).is_ok_and(|r| r.r#type().to_string().ends_with("xbf16>"))
+            })
             .map(|(user, _)| user)
             .collect();
-        let Some(bf16_type) = narrowing.first().and_then(|truncf| truncf.result(0).ok()).map(|r| r.r#type()) else { continue };
+        let Some(bf16_type) = narrowing.first().and_then(|truncf| truncf.result(0).ok()).map(|r| r.r#type()) else {
+            continue;
+        };
         let name = exp.name().as_string_ref().as_str().unwrap_or("math.exp2").to_owned();
         let narrow = insert_before(exp, "arith.truncf", &[difference], bf16_type, &[]);
         let p = insert_before(exp, &name, &[narrow], bf16_type, &[("fastmath", "#arith.fastmath<none>".into())]);
@@ -497,9 +571,21 @@ fn conditional_rescales(kernel: OperationRef) -> usize {
         // Right after alpha, before every rescale in its block.
         let anchor = exp.next_in_block().expect("alpha has users after it");
         let infinity = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0x7F800000 : f32".into())]);
-        let least = insert_before(anchor, "vector.multi_reduction", &[drop, infinity], f32_type, &[("kind", "#vector.kind<minimumf>".into()), ("reduction_dims", "array<i64: 0, 1>".into())]);
+        let least = insert_before(
+            anchor,
+            "vector.multi_reduction",
+            &[drop, infinity],
+            f32_type,
+            &[("kind", "#vector.kind<minimumf>".into()), ("reduction_dims", "array<i64: 0, 1>".into())],
+        );
         let zero = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.0 : f32".into())]);
-        let changed = insert_before(anchor, "arith.cmpf", &[least, zero], Type::parse(context, "i1").expect("i1"), &[("predicate", "4 : i64".into())]);
+        let changed = insert_before(
+            anchor,
+            "arith.cmpf",
+            &[least, zero],
+            Type::parse(context, "i1").expect("i1"),
+            &[("predicate", "4 : i64".into())],
+        );
         for multiply in rescales {
             let rescaled = if_else(multiply, changed, multiply.operand(1).expect("two operands"));
             replace_op(multiply, rescaled);
@@ -520,7 +606,9 @@ fn if_else<'c, 'a>(op: OperationRef<'c, 'a>, condition: Value<'c, 'a>, otherwise
             None => block.append_operation(cloned(op)).result(0).expect("one result").into(),
             Some(value) => value,
         };
-        block.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&[yielded]).build().expect("scf.yield builds"));
+        block.append_operation(
+            OperationBuilder::new("scf.yield", location).add_operands(&[yielded]).build().expect("scf.yield builds"),
+        );
         let region = Region::new();
         region.append_block(block);
         region
@@ -567,8 +655,14 @@ fn update_of<'c, 'a>(max: OperationRef<'c, 'a>) -> Option<Update<'c, 'a>> {
     let scores = reduction.operand(0).ok()?;
     let m_out: Value = max.result(0).ok()?.into();
     let shift = users(scores).into_iter().find(|(user, position)| *position == 0 && op_name(*user) == "arith.subf")?.0;
-    let drop = users(m_out).into_iter().find(|(user, position)| *position == 1 && op_name(*user) == "arith.subf" && user.operand(0).ok() == Some(m_in))?.0;
-    let alpha = users(drop.result(0).ok()?.into()).into_iter().find(|(user, _)| op_name(*user).starts_with("math.exp"))?.0;
+    let drop = users(m_out)
+        .into_iter()
+        .find(|(user, position)| {
+            *position == 1 && op_name(*user) == "arith.subf" && user.operand(0).ok() == Some(m_in)
+        })?
+        .0;
+    let alpha =
+        users(drop.result(0).ok()?.into()).into_iter().find(|(user, _)| op_name(*user).starts_with("math.exp"))?.0;
     let rescales = rescales_by(alpha.result(0).ok()?.into())?;
     Some(Update { m_in, m_out, shift, drop, alpha, rescales, across_sublanes })
 }
@@ -577,7 +671,9 @@ fn update_of<'c, 'a>(max: OperationRef<'c, 'a>) -> Option<Update<'c, 'a>> {
 fn update_chains<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Vec<Update<'c, 'a>>> {
     let mut updates: Vec<Update> = ops_named(kernel, "arith.maximumf").into_iter().filter_map(update_of).collect();
     let mut chains = Vec::new();
-    while let Some(first) = updates.iter().position(|update| !updates.iter().any(|earlier| earlier.m_out == update.m_in)) {
+    while let Some(first) =
+        updates.iter().position(|update| !updates.iter().any(|earlier| earlier.m_out == update.m_in))
+    {
         let mut chain = vec![updates.remove(first)];
         while let Some(next) = updates.iter().position(|update| update.m_in == chain.last().expect("not empty").m_out) {
             chain.push(updates.remove(next));
@@ -603,23 +699,34 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'st
     }
     let transposed = chains.iter().flatten().all(|update| update.across_sublanes);
     match lagged.kernels {
-        LaggedKernels::Transposed if !transposed => return Err("the scores are not transposed (lagged-max=transposed)".into()),
+        LaggedKernels::Transposed if !transposed => {
+            return Err("the scores are not transposed (lagged-max=transposed)".into())
+        }
         LaggedKernels::TransposedOrCausal if !transposed && !causal_band(kernel) => {
-            return Err("the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)".into())
+            return Err(
+                "the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)"
+                    .into(),
+            )
         }
         _ => {}
     }
     // Every chain is checked before any is rewritten, so a kernel is lagged whole or not.
     let sums = chains.iter().map(|chain| lag_sums(chain)).collect::<Result<Vec<_>, _>>()?;
     let running_sums: Option<Vec<usize>> = if lagged.sum_stabilizer {
-        chains.iter().zip(&sums).map(|(chain, sums)| running_sum(chain.last().expect("chains are not empty"), sums)).collect()
+        chains
+            .iter()
+            .zip(&sums)
+            .map(|(chain, sums)| running_sum(chain.last().expect("chains are not empty"), sums))
+            .collect()
     } else {
         None
     };
     for (index, (chain, sums)) in chains.iter().zip(&sums).enumerate() {
         let last = chain.last().expect("chains are not empty");
         let body = last.shift.block().ok_or("an update outside a block")?;
-        let outputs: Vec<Value> = std::iter::once(last.m_out).chain(sums.iter().map(|add| add.result(0).expect("one result").into())).collect();
+        let outputs: Vec<Value> = std::iter::once(last.m_out)
+            .chain(sums.iter().map(|add| add.result(0).expect("one result").into()))
+            .collect();
         let m0 = match running_sums {
             Some(_) => finite_start(chain[0].m_in),
             None => chain[0].m_in,
@@ -631,7 +738,9 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'st
         }
     }
     let stabilizer = match (lagged.sum_stabilizer, running_sums.is_some()) {
-        (true, true) => ", their max m₀ + log(l) (no max reduced; a first step shifts by 0; redone also when l < 2^-limit)",
+        (true, true) => {
+            ", their max m₀ + log(l) (no max reduced; a first step shifts by 0; redone also when l < 2^-limit)"
+        }
         (true, false) => ", their max reduced (no running sum l apart from the output: the MXU sums the rows)",
         (false, _) => "",
     };
@@ -654,11 +763,18 @@ fn finite_start<'c: 'a, 'a>(m0: Value<'c, 'a>) -> Value<'c, 'a> {
 /// Rewrites a chain of updates (checked by `lag_sums`, whose additions `sums` are) to
 /// shift every P by `m0` (the first m_in, or `finite_start`'s) and rescale once, after
 /// the last update. Returns the rescales, `alpha * (x + y)`.
-fn lag<'c, 'a>(chain: &[Update<'c, 'a>], sums: &[OperationRef<'c, 'a>], m0: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+fn lag<'c, 'a>(
+    chain: &[Update<'c, 'a>],
+    sums: &[OperationRef<'c, 'a>],
+    m0: Value<'c, 'a>,
+) -> Vec<OperationRef<'c, 'a>> {
     for (index, update) in chain.iter().enumerate() {
         let widened_max = update.shift.operand(1).expect("a subtraction");
         let widened_m0 = match defining_op(widened_max).filter(|_| widened_max != update.m_out) {
-            Some(widen) => clone_before(widen, update.shift, &HashMap::from([(update.m_out.to_raw().ptr, m0)])).result(0).expect("one result").into(),
+            Some(widen) => clone_before(widen, update.shift, &HashMap::from([(update.m_out.to_raw().ptr, m0)]))
+                .result(0)
+                .expect("one result")
+                .into(),
             None => m0,
         };
         mutable(update.shift).set_operand(1, widened_m0);
@@ -708,7 +824,9 @@ fn lag_sums<'c, 'a>(chain: &[Update<'c, 'a>]) -> Result<Vec<OperationRef<'c, 'a>
     for rescale in &last.rescales {
         let rescaled: Value = rescale.result(0).map_err(|e| e.to_string())?.into();
         match users(rescaled).as_slice() {
-            [(add, _)] if op_name(*add) == "arith.addf" && add.operands().any(|operand| operand != rescaled) => sums.push(*add),
+            [(add, _)] if op_name(*add) == "arith.addf" && add.operands().any(|operand| operand != rescaled) => {
+                sums.push(*add)
+            }
             _ => return Err("a rescale of the running sum or output is not added to".into()),
         }
     }
@@ -724,7 +842,10 @@ fn lag_sums<'c, 'a>(chain: &[Update<'c, 'a>]) -> Result<Vec<OperationRef<'c, 'a>
 /// step reads another addition before it, since their rescales move after it.
 fn running_sum(last: &Update, sums: &[OperationRef]) -> Option<usize> {
     let index = sums.iter().position(|add| {
-        let row_sum = add.operands().map(unwidened).any(|part| defined_by(part, "vector.multi_reduction").is_some_and(|reduction| reduction.attribute("kind").is_ok_and(|kind| kind.to_string().contains("add"))));
+        let row_sum = add.operands().map(unwidened).any(|part| {
+            defined_by(part, "vector.multi_reduction")
+                .is_some_and(|reduction| reduction.attribute("kind").is_ok_and(|kind| kind.to_string().contains("add")))
+        });
         row_sum && add.result(0).is_ok_and(|result| result.r#type() == last.m_out.r#type())
     })?;
     let body = sums[index].block()?;
@@ -737,7 +858,11 @@ fn running_sum(last: &Update, sums: &[OperationRef]) -> Option<usize> {
         ops.iter().position(|other| *other == op)
     };
     let sum_at = position(sums[index]);
-    sums.iter().all(|add| users(add.result(0).expect("one result").into()).into_iter().all(|(user, _)| position(user) > sum_at)).then_some(index)
+    sums.iter()
+        .all(|add| {
+            users(add.result(0).expect("one result").into()).into_iter().all(|(user, _)| position(user) > sum_at)
+        })
+        .then_some(index)
 }
 
 /// `lagged-stabilizer=sum`: a lagged step (rewritten by `lag`, whose rescales are
@@ -780,7 +905,10 @@ fn stabilize_by_sum<'c, 'a>(last: &Update<'c, 'a>, m0: Value<'c, 'a>, products: 
                 widenings.push(factor);
             }
             let widen = defining_op(factor).expect("rescales_by: alpha widened");
-            clone_before(widen, at, &HashMap::from([(alpha.to_raw().ptr, inverse)])).result(0).expect("one result").into()
+            clone_before(widen, at, &HashMap::from([(alpha.to_raw().ptr, inverse)]))
+                .result(0)
+                .expect("one result")
+                .into()
         };
         replace_op(*product, insert_before(at, "arith.mulf", &[new_factor, total], total.r#type(), &fastmath));
     }
@@ -803,7 +931,13 @@ fn precedes(op: OperationRef, other: OperationRef) -> bool {
 /// [D, rows] output) before the branch and spills them after it (MHA 8 x 8192 x 128 on
 /// v6e, 2048 x 2048 blocks: 1,042,934 static cycles yielding, 983,414 storing in the
 /// branches).
-fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0: Value<'c, 'a>, lagged_max: LaggedMax, two_sided: bool) -> Result<(), String> {
+fn redo_when_risen<'c, 'a>(
+    body: BlockRef<'c, 'a>,
+    outputs: &[Value<'c, 'a>],
+    m0: Value<'c, 'a>,
+    lagged_max: LaggedMax,
+    two_sided: bool,
+) -> Result<(), String> {
     let ops = block_ops(body);
     let mut slice: HashSet<*mut std::ffi::c_void> = HashSet::new();
     let mut stack: Vec<OperationRef> = outputs.iter().filter_map(|value| defining_op(*value)).collect();
@@ -820,9 +954,19 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
     let later_users: Vec<(OperationRef, usize, usize)> = outputs
         .iter()
         .enumerate()
-        .flat_map(|(index, value)| users(*value).into_iter().filter(|(user, _)| !in_slice(user)).map(move |(user, position)| (user, position, index)))
+        .flat_map(|(index, value)| {
+            users(*value)
+                .into_iter()
+                .filter(|(user, _)| !in_slice(user))
+                .map(move |(user, position)| (user, position, index))
+        })
         .collect();
-    let anchor = ops.iter().rev().find(|op| in_slice(op)).and_then(|op| op.next_in_block()).ok_or("the step's softmax ends its block")?;
+    let anchor = ops
+        .iter()
+        .rev()
+        .find(|op| in_slice(op))
+        .and_then(|op| op.next_in_block())
+        .ok_or("the step's softmax ends its block")?;
     let redo = risen(anchor, outputs[0], m0, lagged_max.limit, two_sided)?;
 
     let location = anchor.location();
@@ -840,7 +984,10 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
         let copy = exact.append_operation(cloned(*op));
         rename_operands(copy, &renamed);
         for index in 0..op.result_count() {
-            renamed.insert(op.result(index).map_err(|e| e.to_string())?.to_raw().ptr, copy.result(index).map_err(|e| e.to_string())?.into());
+            renamed.insert(
+                op.result(index).map_err(|e| e.to_string())?.to_raw().ptr,
+                copy.result(index).map_err(|e| e.to_string())?.into(),
+            );
         }
     }
     let lagged = Block::new(&[]);
@@ -854,15 +1001,24 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
         Some(_) => (Vec::new(), &[]),
         None => (outputs.iter().map(|value| renamed[&value.to_raw().ptr]).collect(), outputs),
     };
-    exact.append_operation(OperationBuilder::new("scf.yield", location).add_operands(&exact_outputs).build().expect("scf.yield builds"));
-    lagged.append_operation(OperationBuilder::new("scf.yield", location).add_operands(lagged_outputs).build().expect("scf.yield builds"));
+    exact.append_operation(
+        OperationBuilder::new("scf.yield", location).add_operands(&exact_outputs).build().expect("scf.yield builds"),
+    );
+    lagged.append_operation(
+        OperationBuilder::new("scf.yield", location).add_operands(lagged_outputs).build().expect("scf.yield builds"),
+    );
     let regions = [exact, lagged].map(|block| {
         let region = Region::new();
         region.append_block(block);
         region
     });
     let types: Vec<Type> = lagged_outputs.iter().map(|value| value.r#type()).collect();
-    let choice = OperationBuilder::new("scf.if", location).add_operands(&[redo]).add_results(&types).add_regions(regions).build().map_err(|e| e.to_string())?;
+    let choice = OperationBuilder::new("scf.if", location)
+        .add_operands(&[redo])
+        .add_results(&types)
+        .add_regions(regions)
+        .build()
+        .map_err(|e| e.to_string())?;
     match stores {
         Some(stores) if before => {
             body.insert_operation_after(*stores.last().expect("stores_from finds some"), choice);
@@ -886,7 +1042,10 @@ fn redo_when_risen<'c, 'a>(body: BlockRef<'c, 'a>, outputs: &[Value<'c, 'a>], m0
 /// order, if those users are all stores of an output (operand 0) and are the ops from
 /// `anchor` on, so that nothing reads or writes memory between the step's softmax and
 /// them.
-fn stores_from<'c, 'a>(anchor: OperationRef<'c, 'a>, later_users: &[(OperationRef<'c, 'a>, usize, usize)]) -> Option<Vec<OperationRef<'c, 'a>>> {
+fn stores_from<'c, 'a>(
+    anchor: OperationRef<'c, 'a>,
+    later_users: &[(OperationRef<'c, 'a>, usize, usize)],
+) -> Option<Vec<OperationRef<'c, 'a>>> {
     let mut stores: Vec<OperationRef> = Vec::new();
     for (user, position, _) in later_users {
         if *position != 0 || !matches!(op_name(*user).as_str(), "tpu.vector_store" | "vector.store") {
@@ -909,7 +1068,13 @@ fn stores_from<'c, 'a>(anchor: OperationRef<'c, 'a>, later_users: &[(OperationRe
 /// Before `anchor`: whether some row's max `m` exceeds `m0` by more than `limit`, or the
 /// difference is NaN (a first step's m0 = -inf gives +inf), or with `two_sided` falls
 /// below -limit (m₀ + log(l) with l < 2^-limit: P may have underflowed): an i1.
-fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, 'a>, limit: f64, two_sided: bool) -> Result<Value<'c, 'a>, String> {
+fn risen<'c, 'a>(
+    anchor: OperationRef<'c, 'a>,
+    m: Value<'c, 'a>,
+    m0: Value<'c, 'a>,
+    limit: f64,
+    two_sided: bool,
+) -> Result<Value<'c, 'a>, String> {
     let context_ref = anchor.context();
     let context = unsafe { context_ref.to_ref() };
     let rows = m.r#type();
@@ -931,7 +1096,13 @@ fn risen<'c, 'a>(anchor: OperationRef<'c, 'a>, m: Value<'c, 'a>, m0: Value<'c, '
     let start = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.0 : f32".into())]);
     let rank = rows.to_string().matches('x').count();
     let dims = (0..rank).map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
-    let any = insert_before(anchor, "vector.multi_reduction", &[marks, start], f32_type, &[("kind", "#vector.kind<maximumf>".into()), ("reduction_dims", format!("array<i64: {dims}>"))]);
+    let any = insert_before(
+        anchor,
+        "vector.multi_reduction",
+        &[marks, start],
+        f32_type,
+        &[("kind", "#vector.kind<maximumf>".into()), ("reduction_dims", format!("array<i64: {dims}>"))],
+    );
     let half = insert_before(anchor, "arith.constant", &[], f32_type, &[("value", "0.5 : f32".into())]);
     Ok(insert_before(anchor, "arith.cmpf", &[any, half], i1, &[("predicate", "2 : i64".into())]))
 }
@@ -948,7 +1119,11 @@ fn no_fastmath() -> [(&'static str, String); 1] {
 }
 
 /// A clone of `op` inserted before `anchor`, its operands renamed through `renamed`.
-fn clone_before<'c, 'a>(op: OperationRef<'c, 'a>, anchor: OperationRef<'c, 'a>, renamed: &HashMap<*const std::ffi::c_void, Value<'c, 'a>>) -> OperationRef<'c, 'a> {
+fn clone_before<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    anchor: OperationRef<'c, 'a>,
+    renamed: &HashMap<*const std::ffi::c_void, Value<'c, 'a>>,
+) -> OperationRef<'c, 'a> {
     let block = anchor.block().expect("the anchor is in a block");
     let copy = block.insert_operation_before(anchor, cloned(op));
     rename_operands(copy, renamed);
@@ -975,7 +1150,9 @@ fn rescales_by<'c: 'a, 'a>(alpha: Value<'c, 'a>) -> Option<Vec<OperationRef<'c, 
         // alpha as the multiply's first operand only (alpha * alpha is no rescale).
         if name == "arith.mulf" && user.operand(0).ok() == Some(alpha) && user.operand(1).ok() != Some(alpha) {
             rescales.push(user);
-        } else if matches!(name.as_str(), "vector.broadcast" | "tpu.concatenate" | "vector.extract_strided_slice") && user.operands().all(|operand| operand == alpha) {
+        } else if matches!(name.as_str(), "vector.broadcast" | "tpu.concatenate" | "vector.extract_strided_slice")
+            && user.operands().all(|operand| operand == alpha)
+        {
             for (rescale, position) in users(user.result(0).ok()?.into()) {
                 (op_name(rescale) == "arith.mulf" && position == 0).then_some(())?;
                 rescales.push(rescale);

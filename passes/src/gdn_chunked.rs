@@ -19,7 +19,7 @@ use crate::{
     raise_gated_delta::{read_slice, Body, Loop},
     trace::{apply_layout, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer},
 };
-use flywheel_dialect::stablehlo::{ComparisonDirection, Compare, DotDimensionNumbers, DotGeneral, Iota};
+use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotDimensionNumbers, DotGeneral, Iota};
 use melior::ir::{
     attribute::{BoolAttribute, DenseI64ArrayAttribute},
     operation::OperationLike,
@@ -40,11 +40,17 @@ pub(crate) fn chunked_body<'c, 'a>(
     let is_product_term = |value: &Traced| {
         tracer.producer(value).is_some_and(|node| node.is(DotGeneral::NAME) || node.is("stablehlo.multiply"))
     };
-    (is_product_term(&add.operand(0)) && is_product_term(&add.operand(1)))
-        .then(|| match_chunks(tracer, loop_view, atoms, axes).map_err(|Miss(reason)| Miss(format!("chunked form: {reason}"))))
+    (is_product_term(&add.operand(0)) && is_product_term(&add.operand(1))).then(|| {
+        match_chunks(tracer, loop_view, atoms, axes).map_err(|Miss(reason)| Miss(format!("chunked form: {reason}")))
+    })
 }
 
-fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, atoms: &mut Atoms, axes: &[Vec<Axis>]) -> Result<Body<'c, 'a>, Miss> {
+fn match_chunks<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    loop_view: &Loop<'_, 'c, 'a>,
+    atoms: &mut Atoms,
+    axes: &[Vec<Axis>],
+) -> Result<Body<'c, 'a>, Miss> {
     let Loop { op, scan, state, output, ref update } = *loop_view;
     let chunk_axes = &axes[output];
     if chunk_axes.len() != 5 || axes[state].len() != 4 {
@@ -55,8 +61,12 @@ fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, a
     };
     let state_value = scan.body_arguments[state];
     let is_state = |value: &Traced<'c, 'a>| tracer.resolve(value).value == state_value;
-    let dot = |value: &Traced<'c, 'a>, what: &str| tracer.producer_named(value, DotGeneral::NAME).ok_or_else(|| Miss(format!("{what} is not a product")));
-    let numbers = |node: &Node| DotGeneral::from_operation(node.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()));
+    let dot = |value: &Traced<'c, 'a>, what: &str| {
+        tracer.producer_named(value, DotGeneral::NAME).ok_or_else(|| Miss(format!("{what} is not a product")))
+    };
+    let numbers = |node: &Node| {
+        DotGeneral::from_operation(node.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))
+    };
 
     // V' = U - W S.
     let (row_values, row_steps) = follow_layout(tracer, &update.operand(1), LAYOUT);
@@ -70,7 +80,10 @@ fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, a
     let (p_sequence, p_axes) = slice(atoms, &intra.operand(0))?;
     let intra_numbers = numbers(&intra)?;
     // P V' contracts P's column (j) axis with V''s chunk axis; P's row (i) stays.
-    if intra_numbers.lhs_contracting != [3] || intra_numbers.rhs_contracting != [2] || intra_numbers.lhs_batching != [0, 1] {
+    if intra_numbers.lhs_contracting != [3]
+        || intra_numbers.rhs_contracting != [2]
+        || intra_numbers.lhs_batching != [0, 1]
+    {
         return miss("P V' does not contract P's columns with V''s positions");
     }
     let new_values = intra.operand(1);
@@ -86,7 +99,9 @@ fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, a
     let intra_axes = dot_axes(atoms, &p_axes, &u_axes, &intra_numbers)?;
 
     // The inter-chunk term e^γ (Q S).
-    let inter = tracer.producer_named(&output_sum.operand(inter_side), "stablehlo.multiply").ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
+    let inter = tracer
+        .producer_named(&output_sum.operand(inter_side), "stablehlo.multiply")
+        .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
     let (gate_side, q_state) = (0..2)
         .find_map(|side| Some((side, tracer.producer_named(&inter.operand(1 - side), DotGeneral::NAME)?)))
         .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
@@ -107,7 +122,9 @@ fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, a
     }
 
     // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V'.
-    let state_sum = tracer.producer_named(&Traced::outer(scan.returned[state]), "stablehlo.add").ok_or(Miss("the state update is not a sum".into()))?;
+    let state_sum = tracer
+        .producer_named(&Traced::outer(scan.returned[state]), "stablehlo.add")
+        .ok_or(Miss("the state update is not a sum".into()))?;
     let (decay_side, carry) = (0..2)
         .find_map(|side| {
             let decayed = tracer.producer_named(&state_sum.operand(side), "stablehlo.multiply")?;
@@ -117,15 +134,21 @@ fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, a
     let (decayed, state_side) = carry;
     let (end_values, _) = follow_layout(tracer, &decayed.operand(1 - state_side), LAYOUT);
     let end_decay = tracer.producer_named(&end_values[0], "stablehlo.exponential");
-    if end_decay.is_none_or(|exponential| last_gate_of(tracer, &exponential.operand(0), gamma_sequence, scan).is_none()) {
+    if end_decay.is_none_or(|exponential| last_gate_of(tracer, &exponential.operand(0), gamma_sequence, scan).is_none())
+    {
         return miss("the state is not decayed by e^{γ_C}, the chunk's last cumulative gate");
     }
     let write = dot(&state_sum.operand(1 - decay_side), "the state's update")?;
     let write_numbers = numbers(&write)?;
-    if write_numbers.lhs_contracting != [2] || write_numbers.rhs_contracting != [2] || !same_value(&write.operand(1), &new_values) {
+    if write_numbers.lhs_contracting != [2]
+        || write_numbers.rhs_contracting != [2]
+        || !same_value(&write.operand(1), &new_values)
+    {
         return miss("the state's update is not (e^{γ_C - γ} K)ᵀ V'");
     }
-    let scaled_keys = tracer.producer_named(&write.operand(0), "stablehlo.multiply").ok_or(Miss("the state's update does not decay K to the chunk end".into()))?;
+    let scaled_keys = tracer
+        .producer_named(&write.operand(0), "stablehlo.multiply")
+        .ok_or(Miss("the state's update does not decay K to the chunk end".into()))?;
     let (k_sequence, k_axes) = (0..2)
         .find_map(|side| {
             let decay = follow_layout(tracer, &scaled_keys.operand(1 - side), LAYOUT).0[0].clone();
@@ -151,14 +174,18 @@ fn match_chunks<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, a
     let gamma = init(gamma_sequence);
     let g_chunks = cumsum_input(tracer, &gamma)?;
     let (u_init, w_init, p_init) = (init(u_sequence), init(w_sequence), init(p_sequence));
-    let inputs = check_precompute(tracer, axes, &PrecomputeInputs {
-        q_chunks: &q_chunks,
-        k_chunks: &k_chunks,
-        gamma: &gamma,
-        u: (u_sequence, &u_init),
-        w: &w_init,
-        p: &p_init,
-    })?;
+    let inputs = check_precompute(
+        tracer,
+        axes,
+        &PrecomputeInputs {
+            q_chunks: &q_chunks,
+            k_chunks: &k_chunks,
+            gamma: &gamma,
+            u: (u_sequence, &u_init),
+            w: &w_init,
+            p: &p_init,
+        },
+    )?;
     let (v_chunks, v_axes, beta_chunks, beta_axes) = inputs;
     let chunk_time = [atoms.leaves(&chunk_axes[0]), atoms.leaves(&chunk_axes[3])].concat();
     Ok(Body {
@@ -184,13 +211,19 @@ fn exponential_of_slice<'c, 'a>(
     slice: &impl Fn(&mut Atoms, &Traced<'c, 'a>) -> Result<(usize, Vec<Axis>), Miss>,
 ) -> Result<(usize, Vec<Axis>), Miss> {
     let (values, steps) = follow_layout(tracer, value, LAYOUT);
-    let exponential = tracer.producer_named(&values[0], "stablehlo.exponential").ok_or(Miss("a gate is not exp(γ)".into()))?;
+    let exponential =
+        tracer.producer_named(&values[0], "stablehlo.exponential").ok_or(Miss("a gate is not exp(γ)".into()))?;
     let (sequence, gate_axes) = slice(atoms, &exponential.operand(0))?;
     Ok((sequence, apply_layout(atoms, &gate_axes, &steps)?))
 }
 
 /// `γ[..., C-1:C]`, the chunk's last cumulative gate, as a slice of the γ sequence's step.
-fn last_gate_of<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, gamma: usize, scan: &crate::raise_gated_delta::Scan<'c, 'a>) -> Option<()> {
+fn last_gate_of<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+    gamma: usize,
+    scan: &crate::raise_gated_delta::Scan<'c, 'a>,
+) -> Option<()> {
     let (values, _) = follow_layout(tracer, value, LAYOUT);
     let node = tracer.producer_named(&values[0], "stablehlo.slice")?;
     let input_shape = node.operand(0).shape()?;
@@ -201,7 +234,12 @@ fn last_gate_of<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, gamma: 
     let (start, limit, strides) = (array("start_indices")?, array("limit_indices")?, array("strides")?);
     let rank = input_shape.len();
     let last_only = (0..rank).all(|d| {
-        strides[d] == 1 && if d + 1 == rank { start[d] == input_shape[d] - 1 && limit[d] == input_shape[d] } else { start[d] == 0 && limit[d] == input_shape[d] }
+        strides[d] == 1
+            && if d + 1 == rank {
+                start[d] == input_shape[d] - 1 && limit[d] == input_shape[d]
+            } else {
+                start[d] == 0 && limit[d] == input_shape[d]
+            }
     });
     (last_only && scan.sliced(tracer, &node.operand(0)) == Some(gamma)).then_some(())
 }
@@ -233,15 +271,24 @@ fn check_precompute<'c, 'a>(
     if !same_value(&x, &x_again) || u_columns.0 != 0 || u_columns.1 != w_columns.0 || w_columns.1 != width {
         return miss("U and W are not the two column blocks of one solve");
     }
-    let solve = tracer.producer_named(&x, "stablehlo.triangular_solve").ok_or(Miss("U and W do not come from a triangular solve".into()))?;
-    let flag = |name: &str| solve.op.attribute(name).ok().and_then(|a| BoolAttribute::try_from(a).ok()).map(|b| b.value());
+    let solve = tracer
+        .producer_named(&x, "stablehlo.triangular_solve")
+        .ok_or(Miss("U and W do not come from a triangular solve".into()))?;
+    let flag =
+        |name: &str| solve.op.attribute(name).ok().and_then(|a| BoolAttribute::try_from(a).ok()).map(|b| b.value());
     let untransposed = solve.op.attribute("transpose_a").is_ok_and(|a| a.to_string().contains("NO_TRANSPOSE"));
-    if flag("left_side") != Some(true) || flag("lower") != Some(true) || flag("unit_diagonal") != Some(true) || !untransposed {
+    if flag("left_side") != Some(true)
+        || flag("lower") != Some(true)
+        || flag("unit_diagonal") != Some(true)
+        || !untransposed
+    {
         return miss("the solve is not a left, lower, unit-diagonal, untransposed triangular solve");
     }
 
     // R = [β V | β e^γ K].
-    let concatenate = tracer.producer_named(&solve.operand(1), "stablehlo.concatenate").ok_or(Miss("the solve's right side is not [β V | β e^γ K]".into()))?;
+    let concatenate = tracer
+        .producer_named(&solve.operand(1), "stablehlo.concatenate")
+        .ok_or(Miss("the solve's right side is not [β V | β e^γ K]".into()))?;
     let rank = x.shape().map_or(0, |shape| shape.len()) as i64;
     let dimension = concatenate.op.attribute("dimension").ok().map(|a| a.to_string());
     if concatenate.operand_count() != 2 || dimension != Some(format!("{} : i64", rank - 1)) {
@@ -251,12 +298,16 @@ fn check_precompute<'c, 'a>(
     if width_of(&concatenate.operand(0)) != Some(u_columns.1) {
         return miss("the solve's first block is not as wide as U");
     }
-    let (beta, v_chunks) = weighted(tracer, &concatenate.operand(0)).ok_or(Miss("the first block is not β V".into()))?;
-    let (beta_gate, k_again) = weighted(tracer, &concatenate.operand(1)).ok_or(Miss("the second block is not β e^γ K".into()))?;
+    let (beta, v_chunks) =
+        weighted(tracer, &concatenate.operand(0)).ok_or(Miss("the first block is not β V".into()))?;
+    let (beta_gate, k_again) =
+        weighted(tracer, &concatenate.operand(1)).ok_or(Miss("the second block is not β e^γ K".into()))?;
     if !same_value(&k_again, k_chunks) {
         return miss("the second block does not weight K");
     }
-    let beta_gate_node = tracer.producer_named(&beta_gate, "stablehlo.multiply").ok_or(Miss("the second block's weight is not β e^γ".into()))?;
+    let beta_gate_node = tracer
+        .producer_named(&beta_gate, "stablehlo.multiply")
+        .ok_or(Miss("the second block's weight is not β e^γ".into()))?;
     let is_beta_times_gate = (0..2).any(|side| {
         same_value(&tracer.resolve(&beta_gate_node.operand(side)), &tracer.resolve(&beta))
             && tracer
@@ -268,17 +319,21 @@ fn check_precompute<'c, 'a>(
     }
 
     // I + A with A = strictly_lower(β_i k_i·k_j D_ij); P = lower(q_i·k_j D_ij).
-    let matrix = tracer.producer_named(&solve.operand(0), "stablehlo.add").ok_or(Miss("the solve's matrix is not I + A".into()))?;
+    let matrix = tracer
+        .producer_named(&solve.operand(0), "stablehlo.add")
+        .ok_or(Miss("the solve's matrix is not I + A".into()))?;
     let a_side = (0..2).find(|&side| {
         let (source, steps) = broadcast_source(tracer, &matrix.operand(1 - side));
         let rank = matrix.result().shape().map_or(0, |shape| shape.len());
-        let on_last_two = source.shape().and_then(|shape| placement(&steps, &shape)).is_some_and(|placed| {
-            placed.len() == rank && placed[rank - 2] == Some(0) && placed[rank - 1] == Some(1)
-        });
+        let on_last_two = source
+            .shape()
+            .and_then(|shape| placement(&steps, &shape))
+            .is_some_and(|placed| placed.len() == rank && placed[rank - 2] == Some(0) && placed[rank - 1] == Some(1));
         on_last_two && evaluate(tracer, &source).is_some_and(|identity| strictly_lower_is_zero(&identity))
     });
     let a_side = a_side.ok_or(Miss("the solve's matrix is not I + A".into()))?;
-    let a_terms = masked(tracer, &matrix.operand(a_side), |i, j| i > j).ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
+    let a_terms = masked(tracer, &matrix.operand(a_side), |i, j| i > j)
+        .ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
     let a_ok = factors_are(tracer, &a_terms, k_chunks, k_chunks, gamma, Some(&beta));
     if !a_ok {
         return miss("A is not β_i k_i·k_j exp(γ_i - γ_j)");
@@ -315,7 +370,8 @@ fn weighted<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<(
         let (source, steps) = broadcast_source(tracer, &multiply.operand(side));
         let rank = source.shape()?.len();
         let placed = placement(&steps, &source.shape()?)?;
-        let leading = placed.iter().take(rank).enumerate().all(|(i, p)| *p == Some(i)) && placed[rank..].iter().all(Option::is_none);
+        let leading = placed.iter().take(rank).enumerate().all(|(i, p)| *p == Some(i))
+            && placed[rank..].iter().all(Option::is_none);
         (leading && !steps.is_empty()).then(|| (source, multiply.operand(1 - side)))
     })
 }
@@ -357,8 +413,11 @@ fn placement(steps: &[LayoutStep], source_shape: &[i64]) -> Option<Vec<Option<us
                 shape = to.clone();
             }
             LayoutStep::Reshape(to) => {
-                let kept: Vec<Option<usize>> = labels.iter().zip(&shape).filter(|(_, &s)| s != 1).map(|(l, _)| *l).collect();
-                if to.iter().filter(|&&s| s != 1).copied().collect::<Vec<_>>() != shape.iter().filter(|&&s| s != 1).copied().collect::<Vec<_>>() {
+                let kept: Vec<Option<usize>> =
+                    labels.iter().zip(&shape).filter(|(_, &s)| s != 1).map(|(l, _)| *l).collect();
+                if to.iter().filter(|&&s| s != 1).copied().collect::<Vec<_>>()
+                    != shape.iter().filter(|&&s| s != 1).copied().collect::<Vec<_>>()
+                {
                     return None;
                 }
                 let mut kept = kept.into_iter();
@@ -373,7 +432,11 @@ fn placement(steps: &[LayoutStep], source_shape: &[i64]) -> Option<Vec<Option<us
 
 /// `where(mask, x, 0)` with the C x C mask placed on the last two axes and `keep(i, j)`
 /// true exactly where the mask is: the factors of `x` (a product).
-fn masked<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, keep: impl Fn(usize, usize) -> bool) -> Option<Vec<Traced<'c, 'a>>> {
+fn masked<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+    keep: impl Fn(usize, usize) -> bool,
+) -> Option<Vec<Traced<'c, 'a>>> {
     let select = tracer.producer_named(value, "stablehlo.select")?;
     let (fill_values, _) = follow_layout(tracer, &select.operand(2), Through { converts: true, broadcasts: true });
     if tracer.splat(&fill_values[0]) != Some(0.0) {
@@ -383,7 +446,11 @@ fn masked<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, keep: impl Fn
     let shape = mask_source.shape()?;
     let rank = select.result().shape()?.len();
     let placed = placement(&steps, &shape)?;
-    if shape.len() != 2 || placed[rank - 2] != Some(0) || placed[rank - 1] != Some(1) || placed[..rank - 2].iter().any(Option::is_some) {
+    if shape.len() != 2
+        || placed[rank - 2] != Some(0)
+        || placed[rank - 1] != Some(1)
+        || placed[..rank - 2].iter().any(Option::is_some)
+    {
         return None;
     }
     let mask = evaluate(tracer, &mask_source)?;
@@ -417,8 +484,15 @@ fn factors_are<'c, 'a>(
     let is_products = |f: &Traced<'c, 'a>| {
         tracer.producer_named(f, DotGeneral::NAME).is_some_and(|dot| {
             let numbers = DotGeneral::from_operation(dot.op).and_then(|d| d.dimension_numbers().ok());
-            let pairwise = DotDimensionNumbers { lhs_batching: vec![0, 1, 2], rhs_batching: vec![0, 1, 2], lhs_contracting: vec![4], rhs_contracting: vec![4] };
-            numbers == Some(pairwise) && same_value(&tracer.resolve(&dot.operand(0)), &tracer.resolve(lhs)) && same_value(&tracer.resolve(&dot.operand(1)), &tracer.resolve(rhs))
+            let pairwise = DotDimensionNumbers {
+                lhs_batching: vec![0, 1, 2],
+                rhs_batching: vec![0, 1, 2],
+                lhs_contracting: vec![4],
+                rhs_contracting: vec![4],
+            };
+            numbers == Some(pairwise)
+                && same_value(&tracer.resolve(&dot.operand(0)), &tracer.resolve(lhs))
+                && same_value(&tracer.resolve(&dot.operand(1)), &tracer.resolve(rhs))
         })
     };
     let is_decay = |f: &Traced<'c, 'a>| decay_matrix(tracer, f, gamma);
@@ -443,7 +517,8 @@ fn decay_matrix<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, gamma: 
         let shape = source.shape()?;
         same_value(&tracer.resolve(&source), &tracer.resolve(gamma)).then(|| placement(&steps, &shape)).flatten()
     };
-    placed(0) == Some(vec![Some(0), Some(1), Some(2), Some(3), None]) && placed(1) == Some(vec![Some(0), Some(1), Some(2), None, Some(3)])
+    placed(0) == Some(vec![Some(0), Some(1), Some(2), Some(3), None])
+        && placed(1) == Some(vec![Some(0), Some(1), Some(2), None, Some(3)])
 }
 
 /// The input of `γ = cumsum(g)` along the chunk axis (the last), as `lax.cumsum` lowers
@@ -505,7 +580,11 @@ fn evaluate(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
     match node.name().as_str() {
         Iota::NAME => {
             let dimension = Iota::from_operation(node.op)?.iota_dimension().ok()?;
-            Some((0..rows * columns).map(|k| if dimension == 0 { (k / columns) as f64 } else { (k % columns) as f64 }).collect())
+            Some(
+                (0..rows * columns)
+                    .map(|k| if dimension == 0 { (k / columns) as f64 } else { (k % columns) as f64 })
+                    .collect(),
+            )
         }
         "stablehlo.convert" => evaluate(tracer, &node.operand(0)),
         "stablehlo.add" => both(|x, y| x + y),
@@ -526,7 +605,11 @@ fn evaluate(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
             Some(a.iter().zip(&b).map(|(&x, &y)| f64::from(u8::from(test(x, y)))).collect())
         }
         "stablehlo.select" => {
-            let (p, a, b) = (evaluate(tracer, &node.operand(0))?, evaluate(tracer, &node.operand(1))?, evaluate(tracer, &node.operand(2))?);
+            let (p, a, b) = (
+                evaluate(tracer, &node.operand(0))?,
+                evaluate(tracer, &node.operand(1))?,
+                evaluate(tracer, &node.operand(2))?,
+            );
             Some((0..p.len()).map(|k| if p[k] != 0.0 { a[k] } else { b[k] }).collect())
         }
         _ => None,

@@ -96,7 +96,9 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     /// Adds `op` at the builder's place.
     pub fn insert_op(&self, op: Operation<'c>) -> OperationRef<'c, 'a> {
         match self.place {
-            Place::Before(anchor) => anchor.block().expect("the anchor is in a block").insert_operation_before(anchor, op),
+            Place::Before(anchor) => {
+                anchor.block().expect("the anchor is in a block").insert_operation_before(anchor, op)
+            }
             Place::End(block) => block.append_operation(op),
         }
     }
@@ -120,7 +122,13 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.attribute(&format!("array<i64{}{}>", if values.is_empty() { "" } else { ": " }, values.join(", ")))
     }
 
-    fn insert(&self, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>, properties: &[(&str, Attribute<'c>)]) -> Value<'c, 'a> {
+    fn insert(
+        &self,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        result: Type<'c>,
+        properties: &[(&str, Attribute<'c>)],
+    ) -> Value<'c, 'a> {
         self.insert_built(build(name, self.location, operands, &[result], properties))
     }
 
@@ -130,7 +138,13 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
 
     /// Any op, its results given as (shape, element type) and its attributes as MLIR
     /// text (`1.0 : f32`).
-    pub fn op(&self, name: &str, operands: &[Value<'c, 'a>], results: &[(&[i64], &str)], attributes: &[(&str, String)]) -> Vec<Value<'c, 'a>> {
+    pub fn op(
+        &self,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        results: &[(&[i64], &str)],
+        attributes: &[(&str, String)],
+    ) -> Vec<Value<'c, 'a>> {
         let types: Vec<Type> = results.iter().map(|(shape, element)| self.tensor_type(shape, element)).collect();
         let mut op = build(name, self.location, operands, &types, &[]);
         for (key, text) in attributes {
@@ -158,12 +172,24 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.broadcast_in_dim(scalar, &[], shape, element)
     }
 
-    pub fn broadcast_in_dim(&self, x: Value<'c, 'a>, dimensions: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+    pub fn broadcast_in_dim(
+        &self,
+        x: Value<'c, 'a>,
+        dimensions: &[i64],
+        shape: &[i64],
+        element: &str,
+    ) -> Value<'c, 'a> {
         let r#type = self.tensor_type(shape, element);
         self.insert("stablehlo.broadcast_in_dim", &[x], r#type, &[("broadcast_dimensions", self.i64_array(dimensions))])
     }
 
-    pub fn transpose(&self, x: Value<'c, 'a>, permutation: &[i64], input_shape: &[i64], element: &str) -> Value<'c, 'a> {
+    pub fn transpose(
+        &self,
+        x: Value<'c, 'a>,
+        permutation: &[i64],
+        input_shape: &[i64],
+        element: &str,
+    ) -> Value<'c, 'a> {
         if permutation.iter().enumerate().all(|(i, &p)| i as i64 == p) {
             return x;
         }
@@ -192,7 +218,14 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.insert(name, operands, operands[0].r#type(), &[])
     }
 
-    pub fn compare(&self, a: Value<'c, 'a>, b: Value<'c, 'a>, direction: ComparisonDirection, compare_type: ComparisonType, shape: &[i64]) -> Value<'c, 'a> {
+    pub fn compare(
+        &self,
+        a: Value<'c, 'a>,
+        b: Value<'c, 'a>,
+        direction: ComparisonDirection,
+        compare_type: ComparisonType,
+        shape: &[i64],
+    ) -> Value<'c, 'a> {
         let properties = [
             ("comparison_direction", self.attribute(&direction.to_string())),
             ("compare_type", self.attribute(&compare_type.to_string())),
@@ -211,7 +244,14 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     /// `x` grown to `shape` with `value` after its elements (none between or before).
-    pub fn pad_with(&self, x: Value<'c, 'a>, value: f64, input_shape: &[i64], shape: &[i64], element: &str) -> Value<'c, 'a> {
+    pub fn pad_with(
+        &self,
+        x: Value<'c, 'a>,
+        value: f64,
+        input_shape: &[i64],
+        shape: &[i64],
+        element: &str,
+    ) -> Value<'c, 'a> {
         if input_shape == shape {
             return x;
         }
@@ -251,13 +291,29 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     /// `stablehlo.dynamic_slice(x, starts...)` of `sizes`.
-    pub fn dynamic_slice(&self, x: Value<'c, 'a>, starts: &[Value<'c, 'a>], sizes: &[i64], element: &str) -> Value<'c, 'a> {
+    pub fn dynamic_slice(
+        &self,
+        x: Value<'c, 'a>,
+        starts: &[Value<'c, 'a>],
+        sizes: &[i64],
+        element: &str,
+    ) -> Value<'c, 'a> {
         let operands: Vec<Value> = std::iter::once(x).chain(starts.iter().copied()).collect();
-        self.insert("stablehlo.dynamic_slice", &operands, self.tensor_type(sizes, element), &[("slice_sizes", self.i64_array(sizes))])
+        self.insert(
+            "stablehlo.dynamic_slice",
+            &operands,
+            self.tensor_type(sizes, element),
+            &[("slice_sizes", self.i64_array(sizes))],
+        )
     }
 
     /// `stablehlo.dynamic_update_slice(x, update, starts...)`.
-    pub fn dynamic_update_slice(&self, x: Value<'c, 'a>, update: Value<'c, 'a>, starts: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+    pub fn dynamic_update_slice(
+        &self,
+        x: Value<'c, 'a>,
+        update: Value<'c, 'a>,
+        starts: &[Value<'c, 'a>],
+    ) -> Value<'c, 'a> {
         let operands: Vec<Value> = [x, update].into_iter().chain(starts.iter().copied()).collect();
         self.insert("stablehlo.dynamic_update_slice", &operands, x.r#type(), &[])
     }
@@ -296,22 +352,48 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.insert_op(op).results().map(Into::into).collect()
     }
 
-    pub fn dot_general(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, dimensions: &DotDimensionNumbers, shape: &[i64], element: &str) -> Value<'c, 'a> {
+    pub fn dot_general(
+        &self,
+        lhs: Value<'c, 'a>,
+        rhs: Value<'c, 'a>,
+        dimensions: &DotDimensionNumbers,
+        shape: &[i64],
+        element: &str,
+    ) -> Value<'c, 'a> {
         self.dot_general_at(lhs, rhs, dimensions, shape, element, None)
     }
 
     /// `dot_general`, with both operands at `precision` (`HIGHEST`, ...) when given.
-    fn dot_general_at(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, dimensions: &DotDimensionNumbers, shape: &[i64], element: &str, precision: Option<&str>) -> Value<'c, 'a> {
+    fn dot_general_at(
+        &self,
+        lhs: Value<'c, 'a>,
+        rhs: Value<'c, 'a>,
+        dimensions: &DotDimensionNumbers,
+        shape: &[i64],
+        element: &str,
+        precision: Option<&str>,
+    ) -> Value<'c, 'a> {
         let mut properties = vec![("dot_dimension_numbers", self.attribute(&dimensions.to_string()))];
         if let Some(precision) = precision {
-            properties.push(("precision_config", self.attribute(&format!("[#stablehlo<precision {precision}>, #stablehlo<precision {precision}>]"))));
+            properties.push((
+                "precision_config",
+                self.attribute(&format!("[#stablehlo<precision {precision}>, #stablehlo<precision {precision}>]")),
+            ));
         }
         self.insert("stablehlo.dot_general", &[lhs, rhs], self.tensor_type(shape, element), &properties)
     }
 
     /// `reduce(x, init)` over `dimensions` with the binary op `combiner`
     /// (`stablehlo.add`, `stablehlo.maximum`), all in `element`.
-    pub fn reduce(&self, x: Value<'c, 'a>, init: Value<'c, 'a>, dimensions: &[i64], shape: &[i64], element: &str, combiner: &str) -> Value<'c, 'a> {
+    pub fn reduce(
+        &self,
+        x: Value<'c, 'a>,
+        init: Value<'c, 'a>,
+        dimensions: &[i64],
+        shape: &[i64],
+        element: &str,
+        combiner: &str,
+    ) -> Value<'c, 'a> {
         let scalar = self.tensor_type(&[], element);
         let body = Block::new(&[(scalar, self.location), (scalar, self.location)]);
         let combined = body.append_operation(build(
@@ -321,7 +403,13 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
             &[scalar],
             &[],
         ));
-        body.append_operation(build("stablehlo.return", self.location, &[combined.result(0).expect("one result").into()], &[], &[]));
+        body.append_operation(build(
+            "stablehlo.return",
+            self.location,
+            &[combined.result(0).expect("one result").into()],
+            &[],
+            &[],
+        ));
         let region = Region::new();
         region.append_block(body);
         let result_shape: Vec<i64> =
@@ -346,7 +434,12 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         let (from, to) = (self.iota(0, &square, "i32"), self.iota(1, &square, "i32"));
         let upper = self.compare(from, to, ComparisonDirection::Le, ComparisonType::Signed, &square);
         let ones = self.convert(upper, &square, "i1", element);
-        let numbers = DotDimensionNumbers { lhs_batching: vec![], rhs_batching: vec![], lhs_contracting: vec![last], rhs_contracting: vec![0] };
+        let numbers = DotDimensionNumbers {
+            lhs_batching: vec![],
+            rhs_batching: vec![],
+            lhs_contracting: vec![last],
+            rhs_contracting: vec![0],
+        };
         self.dot_general_at(x, ones, &numbers, shape, element, Some("HIGHEST"))
     }
 }

@@ -82,7 +82,12 @@ impl Writer {
     }
 
     pub fn binary(&mut self, name: &str, a: &str, b: &str, r#type: &str) -> String {
-        self.op(name, &[(a, r#type), (b, r#type)], if name.ends_with('f') || name.contains("imumf") { FAST } else { "" }, r#type)
+        self.op(
+            name,
+            &[(a, r#type), (b, r#type)],
+            if name.ends_with('f') || name.contains("imumf") { FAST } else { "" },
+            r#type,
+        )
     }
 
     /// Whether the i32 scalar `value` equals `constant` (an i1).
@@ -108,13 +113,29 @@ impl Writer {
     }
 
     /// Loads the `block` of a window at the static `origin` as a vector of `shape`.
-    pub fn load_block(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: &[i64], shape: &[i64]) -> String {
+    pub fn load_block(
+        &mut self,
+        reference: &str,
+        memref_shape: &[i64],
+        element: &str,
+        block: &[i64],
+        origin: &[i64],
+        shape: &[i64],
+    ) -> String {
         let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
         self.load_at(reference, memref_shape, element, block, origin, shape)
     }
 
     /// `vector.load` of `block` at the index values `origin`, reshaped to `shape`.
-    pub fn load_at(&mut self, reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: Vec<String>, shape: &[i64]) -> String {
+    pub fn load_at(
+        &mut self,
+        reference: &str,
+        memref_shape: &[i64],
+        element: &str,
+        block: &[i64],
+        origin: Vec<String>,
+        shape: &[i64],
+    ) -> String {
         let mut operands = vec![(reference.to_owned(), memref(memref_shape, element))];
         operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
@@ -126,7 +147,15 @@ impl Writer {
         }
     }
 
-    pub fn store(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, zero: &str) {
+    pub fn store(
+        &mut self,
+        value: &str,
+        shape: &[i64],
+        reference: &str,
+        memref_shape: &[i64],
+        element: &str,
+        zero: &str,
+    ) {
         let origin = vec![zero.to_owned(); memref_shape.len()];
         self.store_at(value, shape, reference, memref_shape, element, memref_shape, origin);
     }
@@ -134,7 +163,16 @@ impl Writer {
     /// Stores `value` (of `shape`) as the `block` of a window or scratch buffer at the
     /// static `origin`.
     #[allow(clippy::too_many_arguments)]
-    pub fn store_block(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: &[i64]) {
+    pub fn store_block(
+        &mut self,
+        value: &str,
+        shape: &[i64],
+        reference: &str,
+        memref_shape: &[i64],
+        element: &str,
+        block: &[i64],
+        origin: &[i64],
+    ) {
         let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
         self.store_at(value, shape, reference, memref_shape, element, block, origin);
     }
@@ -142,7 +180,16 @@ impl Writer {
     /// `tpu.vector_store` of `value` (of `shape`, reshaped to `block`) at the index values
     /// `origin`.
     #[allow(clippy::too_many_arguments)]
-    fn store_at(&mut self, value: &str, shape: &[i64], reference: &str, memref_shape: &[i64], element: &str, block: &[i64], origin: Vec<String>) {
+    fn store_at(
+        &mut self,
+        value: &str,
+        shape: &[i64],
+        reference: &str,
+        memref_shape: &[i64],
+        element: &str,
+        block: &[i64],
+        origin: Vec<String>,
+    ) {
         let value = if block == shape {
             value.to_owned()
         } else {
@@ -152,7 +199,11 @@ impl Writer {
         operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
-        self.effect("tpu.vector_store", &operands, &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"));
+        self.effect(
+            "tpu.vector_store",
+            &operands,
+            &format!("{{add = false, operandSegmentSizes = {segments}, strides = array<i32>}}"),
+        );
     }
 
     /// Columns `first .. first + width` of the [rows, columns] f32 tile `value`.
@@ -196,22 +247,52 @@ impl Writer {
     /// from a zero f32 accumulator of `shape` [M, N].
     /// f32 operands are multiplied at `precision` (`flywheel.matmul`'s optional attribute,
     /// e.g. `bf16x3`; None: full f32).
-    pub fn matmul(&mut self, lhs: (&str, &str), rhs: (&str, &str), shape: &[i64], transpose_rhs: bool, precision: Option<&str>) -> String {
+    pub fn matmul(
+        &mut self,
+        lhs: (&str, &str),
+        rhs: (&str, &str),
+        shape: &[i64],
+        transpose_rhs: bool,
+        precision: Option<&str>,
+    ) -> String {
         let zeros = self.splat(0.0, shape);
-        let precision = precision.filter(|_| lhs.1.ends_with("xf32>")).map(|p| format!(", precision = \"{p}\"")).unwrap_or_default();
-        self.op("flywheel.matmul", &[lhs, rhs, (&zeros, &f32s(shape))], &format!("{{transpose_rhs = {transpose_rhs}{precision}}}"), &f32s(shape))
+        let precision = precision
+            .filter(|_| lhs.1.ends_with("xf32>"))
+            .map(|p| format!(", precision = \"{p}\""))
+            .unwrap_or_default();
+        self.op(
+            "flywheel.matmul",
+            &[lhs, rhs, (&zeros, &f32s(shape))],
+            &format!("{{transpose_rhs = {transpose_rhs}{precision}}}"),
+            &f32s(shape),
+        )
     }
 
     /// `arith.select` of two f32 vectors of `shape` by an i1 vector.
     pub fn select(&mut self, condition: &str, a: &str, b: &str, shape: &[i64]) -> String {
-        self.op("arith.select", &[(condition, &vector(shape, "i1")), (a, &f32s(shape)), (b, &f32s(shape))], "", &f32s(shape))
+        self.op(
+            "arith.select",
+            &[(condition, &vector(shape, "i1")), (a, &f32s(shape)), (b, &f32s(shape))],
+            "",
+            &f32s(shape),
+        )
     }
 
     /// `scf.for` from `lower` to `upper` (index constants) carrying one value `(initial,
     /// type)`; `body` gets the writer, the induction variable and the carried value and
     /// returns the next carried value. Returns the loop's result.
-    pub fn repeat(&mut self, lower: i64, upper: i64, (initial, r#type): (&str, &str), body: impl FnOnce(&mut Writer, &str, &str) -> String) -> String {
-        let (lower, upper, step) = (self.constant(&lower.to_string(), "index"), self.constant(&upper.to_string(), "index"), self.constant("1", "index"));
+    pub fn repeat(
+        &mut self,
+        lower: i64,
+        upper: i64,
+        (initial, r#type): (&str, &str),
+        body: impl FnOnce(&mut Writer, &str, &str) -> String,
+    ) -> String {
+        let (lower, upper, step) = (
+            self.constant(&lower.to_string(), "index"),
+            self.constant(&upper.to_string(), "index"),
+            self.constant("1", "index"),
+        );
         let result = self.fresh();
         let (induction, carried) = (self.fresh(), self.fresh());
         self.line(&format!("{result} = \"scf.for\"({lower}, {upper}, {step}, {initial}) ({{"));
@@ -260,8 +341,11 @@ impl KernelFunction<'_> {
         arguments.extend(self.scratch.iter().map(|(name, r#type)| format!("{name}: {type}")));
         let types: Vec<&str> = arguments.iter().map(|a| a.split(": ").nth(1).expect("typed")).collect();
         let windows: Vec<&str> = self.operands.iter().map(|operand| operand.window.as_str()).collect();
-        let semantics: Vec<String> =
-            self.parallel.iter().map(|&p| format!("#tpu.dimension_semantics<{}>", if p { "parallel" } else { "arbitrary" })).collect();
+        let semantics: Vec<String> = self
+            .parallel
+            .iter()
+            .map(|&p| format!("#tpu.dimension_semantics<{}>", if p { "parallel" } else { "arbitrary" }))
+            .collect();
         let bounds: Vec<String> = self.grid.iter().map(i64::to_string).collect();
         format!(
             "\"builtin.module\"() <{{sym_name = \"{symbol}\"}}> ({{\n  \"func.func\"() ({{\n  ^bb0({}):\n{}  }}) {{dimension_semantics = [{}], function_type = ({}) -> (), iteration_bounds = array<i64: {}>, scalar_prefetch = 0 : i64, scratch_operands = {} : i64, sym_name = \"{}\", tpu.core_type = #tpu.core_type<tc>, window_params = [{}]}} : () -> ()\n{maps}}}) {{stable_mosaic.version = {} : i64}} : () -> ()\n",

@@ -130,7 +130,10 @@ pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
         set_attribute(op, OPERAND_SHARING, &format!("{sharing:?}"));
         set_attribute(op, STATE_KEYS, &format!("{state_keys:?}"));
         if remarks {
-            emit_remark(op.location(), &format!("layouts: {sharing} operands, state update keys {}", state_keys.replace('_', " ")));
+            emit_remark(
+                op.location(),
+                &format!("layouts: {sharing} operands, state update keys {}", state_keys.replace('_', " ")),
+            );
         }
     }
     for raw in attention_ops(root) {
@@ -142,7 +145,10 @@ pub fn layout(root: OperationRef, request: Request, remarks: bool) -> bool {
         set_attribute(op, ROW_SUM, &format!("{row_sum:?}"));
         if remarks {
             let reasons = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
-            emit_remark(op.location(), &format!("layouts: {orientation} orientation, row sum on the {}{reasons}", row_sum.to_uppercase()));
+            emit_remark(
+                op.location(),
+                &format!("layouts: {orientation} orientation, row sum on the {}{reasons}", row_sum.to_uppercase()),
+            );
         }
     }
     true
@@ -181,7 +187,10 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
             notes.push("auto row sum: the MXU sum pays off on v6e only".to_owned());
         } else if value_dim.is_some_and(|dim| dim % 256 == 0) {
             on_mxu = false;
-            notes.push(format!("auto row sum: value head dim {} fills the 256-wide MXU, ones columns would be an extra pass", shown(value_dim)));
+            notes.push(format!(
+                "auto row sum: value head dim {} fills the 256-wide MXU, ones columns would be an extra pass",
+                shown(value_dim)
+            ));
         }
     }
     (if transposed { "transposed" } else { "standard" }, if on_mxu { "mxu" } else { "vpu" }, notes)
@@ -232,7 +241,10 @@ pub fn recorded(op: OperationRef) -> Result<(bool, bool), String> {
 /// from a transposed copy), or why an attribute is not understood. Absent attributes mean
 /// the baseline: separate products, a transpose per chunk.
 pub fn recorded_gated_delta(op: OperationRef) -> Result<(bool, bool), String> {
-    Ok((recorded_choice(op, OPERAND_SHARING, "separate", "shared")?, recorded_choice(op, STATE_KEYS, "transpose_per_chunk", "transposed_copy")?))
+    Ok((
+        recorded_choice(op, OPERAND_SHARING, "separate", "shared")?,
+        recorded_choice(op, STATE_KEYS, "transpose_per_chunk", "transposed_copy")?,
+    ))
 }
 
 /// Whether the string attribute `name` is `other` (true) or `baseline` or absent (false).

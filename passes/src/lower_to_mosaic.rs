@@ -8,12 +8,13 @@
 
 use crate::{
     hlo::HloBuilder,
-    tile_ir::{after_definition, computes_only, defining_op, element_type, float_splat, insert_before, splat_before, users},
     options::{OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
+    tile_ir::{
+        after_definition, computes_only, defining_op, element_type, float_splat, insert_before, splat_before, users,
+    },
 };
 use base64::Engine;
-use std::collections::HashMap;
 use flywheel_dialect::{diagnostics::emit_error, stablehlo::build};
 use melior::{
     ir::{
@@ -23,12 +24,14 @@ use melior::{
     },
     pass::Pass,
 };
+use std::collections::HashMap;
 
 static PASS_ID: PassId = PassId;
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-lower-to-mosaic",
-    summary: "Serialize each FlyWheel kernel op (attention, gated delta) into a Mosaic TPU kernel call (tpu_custom_call)",
+    summary:
+        "Serialize each FlyWheel kernel op (attention, gated delta) into a Mosaic TPU kernel call (tpu_custom_call)",
     options: &[] as &[OptionSpec],
     create,
 };
@@ -38,7 +41,8 @@ fn create(_: &PassOptions) -> Pass {
 }
 
 /// The kernel ops, each with the name its custom call carries.
-const KERNELS: [(&str, &str); 2] = [("flywheel.attention_kernel", "flywheel_attention"), ("flywheel.gated_delta_kernel", "flywheel_gated_delta")];
+const KERNELS: [(&str, &str); 2] =
+    [("flywheel.attention_kernel", "flywheel_attention"), ("flywheel.gated_delta_kernel", "flywheel_gated_delta")];
 
 fn kernel_name(op: OperationRef) -> Option<(&'static str, &'static str)> {
     let name = op.name();
@@ -90,16 +94,27 @@ fn scoped_vmem(op: OperationRef) -> Result<String, String> {
 /// The integer attribute `name` of `op`.
 fn integer(op: OperationRef, name: &str) -> Result<i64, String> {
     let attribute = op.attribute(name).map_err(|_| format!("no '{name}'"))?;
-    IntegerAttribute::try_from(attribute).map(|integer| integer.value()).map_err(|_| format!("'{name}' is not an integer"))
+    IntegerAttribute::try_from(attribute)
+        .map(|integer| integer.value())
+        .map_err(|_| format!("'{name}' is not an integer"))
 }
 
 /// The kernel module `op` names (a `builtin.module` directly in `root`).
 fn kernel_module<'c, 'a>(root: OperationRef<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<OperationRef<'c, 'a>, String> {
-    let symbol = op.attribute("kernel").ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()).ok_or("no 'kernel' symbol")?.value().to_owned();
-    let mut next = root.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
+    let symbol = op
+        .attribute("kernel")
+        .ok()
+        .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
+        .ok_or("no 'kernel' symbol")?
+        .value()
+        .to_owned();
+    let mut next =
+        root.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
     while let Some(candidate) = next {
         let name = candidate.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
-        if candidate.name().as_string_ref().as_str() == Ok("builtin.module") && name.is_some_and(|name| name.value() == symbol) {
+        if candidate.name().as_string_ref().as_str() == Ok("builtin.module")
+            && name.is_some_and(|name| name.value() == symbol)
+        {
             return Ok(candidate);
         }
         next = candidate.next_in_block();
@@ -122,11 +137,16 @@ fn lower_kernel(op: OperationRef, module: OperationRef) -> Result<(), String> {
     let context = op.context();
     // SAFETY: the string is copied into the context.
     let config: Attribute = unsafe {
-        Attribute::from_raw(mlir_sys::mlirStringAttrGet(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: config.as_ptr().cast(), length: config.len() }))
+        Attribute::from_raw(mlir_sys::mlirStringAttrGet(
+            context.to_ref().to_raw(),
+            mlir_sys::MlirStringRef { data: config.as_ptr().cast(), length: config.len() },
+        ))
     };
     let operands: Vec<Value> = op.operands().collect();
     let results: Vec<Value> = op.results().map(Into::into).collect();
-    let row_major = |value: &Value| format!("dense<{:?}> : tensor<{}xindex>", (0..rank(*value)).rev().collect::<Vec<_>>(), rank(*value));
+    let row_major = |value: &Value| {
+        format!("dense<{:?}> : tensor<{}xindex>", (0..rank(*value)).rev().collect::<Vec<_>>(), rank(*value))
+    };
     let layouts = |values: &[Value]| values.iter().map(row_major).collect::<Vec<_>>().join(", ");
     // The call's attributes are properties, as JAX writes them; the kernel name is not.
     let properties = [
@@ -157,7 +177,8 @@ fn dimension(value: Value, index: isize) -> i64 {
 /// `vector<shape x element>` in the context of `op`.
 fn vector_type<'c>(op: OperationRef<'c, '_>, shape: &[i64], element: &str) -> melior::ir::Type<'c> {
     let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
-    melior::ir::Type::parse(unsafe { op.context().to_ref() }, &format!("vector<{}x{element}>", dims.join("x"))).expect("a vector type")
+    melior::ir::Type::parse(unsafe { op.context().to_ref() }, &format!("vector<{}x{element}>", dims.join("x")))
+        .expect("a vector type")
 }
 
 fn rank(value: Value) -> i64 {
@@ -182,7 +203,9 @@ fn serialize(module: OperationRef) -> Result<String, String> {
         unsafe { mlir_sys::mlirOperationDestroy(raw) };
     }
     erase_unused(module);
-    let text = module.to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form()).map_err(|error| error.to_string())?;
+    let text = module
+        .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
+        .map_err(|error| error.to_string())?;
     Ok(properties_as_attributes(&text).iter().map(|line| stable_mosaic_names(line)).collect::<Vec<_>>().join("\n"))
 }
 
@@ -200,7 +223,8 @@ fn erase_unused(module: OperationRef) {
         // SAFETY: collected from the live module; each is erased at most once, after its
         // users.
         let op = unsafe { OperationRef::from_raw(raw) };
-        if computes_only(op) && (0..op.result_count()).all(|i| users(op.result(i).expect("counted").into()).is_empty()) {
+        if computes_only(op) && (0..op.result_count()).all(|i| users(op.result(i).expect("counted").into()).is_empty())
+        {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }
     }
@@ -257,10 +281,20 @@ fn with_attributes(rest: &str, properties: &str) -> String {
 /// products); when it says `precision = "bf16"`, as one pass
 /// of their bf16 roundings (the f32 accumulator kept).
 fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 'a>) -> Result<(), String> {
-    let transposed = matmul.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or("a flywheel.matmul has no transpose_rhs")?.value() != 0;
+    let transposed = matmul
+        .attribute("transpose_rhs")
+        .ok()
+        .and_then(|a| IntegerAttribute::try_from(a).ok())
+        .ok_or("a flywheel.matmul has no transpose_rhs")?
+        .value()
+        != 0;
     let operands: Vec<Value> = matmul.operands().collect();
     let result = matmul.result(0).map_err(|_| "no result")?;
-    let precision = matmul.attribute("precision").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|p| p.value().to_owned());
+    let precision = matmul
+        .attribute("precision")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|p| p.value().to_owned());
     let product = if element_type(operands[0].r#type()).to_string() != "f32" {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, false)
     } else if precision.as_deref() == Some("bf16") {
@@ -284,7 +318,14 @@ fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 
         if depth % 128 == 0 || depth * passes.len() as i64 == 128 {
             let (lefts, rights): (Vec<Value>, Vec<Value>) = passes.into_iter().unzip();
             let rhs_contracting = if transposed { 1 } else { 0 };
-            tpu_matmul(matmul, joined(matmul, &lefts, 1), joined(matmul, &rights, rhs_contracting), operands[2], transposed, false)
+            tpu_matmul(
+                matmul,
+                joined(matmul, &lefts, 1),
+                joined(matmul, &rights, rhs_contracting),
+                operands[2],
+                transposed,
+                false,
+            )
         } else {
             passes_apart(matmul, (lhs_high, lhs_low), (rhs_high, rhs_low), operands[2], transposed)
         }
@@ -298,7 +339,13 @@ fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 
 /// hi·hi + lo·hi + hi·lo as separate products: both left parts against the right high
 /// part as one product of twice the rows (its weights loaded once), the high part
 /// against the right low part, the results added to `accumulator`.
-fn passes_apart<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, (lhs_high, lhs_low): (Value<'c, 'a>, Option<Value<'c, 'a>>), (rhs_high, rhs_low): (Value<'c, 'a>, Option<Value<'c, 'a>>), accumulator: Value<'c, 'a>, transposed: bool) -> Value<'c, 'a> {
+fn passes_apart<'c: 'a, 'a>(
+    matmul: OperationRef<'c, 'a>,
+    (lhs_high, lhs_low): (Value<'c, 'a>, Option<Value<'c, 'a>>),
+    (rhs_high, rhs_low): (Value<'c, 'a>, Option<Value<'c, 'a>>),
+    accumulator: Value<'c, 'a>,
+    transposed: bool,
+) -> Value<'c, 'a> {
     let mut partial = accumulator;
     if let Some(rhs_low) = rhs_low {
         partial = tpu_matmul(matmul, lhs_high, rhs_low, partial, transposed, false);
@@ -307,13 +354,38 @@ fn passes_apart<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, (lhs_high, lhs_low): (
     match lhs_low {
         Some(lhs_low) if rows % 16 == 0 => {
             let columns = dimension(accumulator, 1);
-            let stacked = insert_before(matmul, "tpu.concatenate", &[lhs_high, lhs_low], vector_type(matmul, &[2 * rows, dimension(lhs_high, 1)], "bf16"), &[("dimension", "0 : i32".into())]);
-            let both = tpu_matmul(matmul, stacked, rhs_high, splat_before(matmul, 0.0, vector_type(matmul, &[2 * rows, columns], "f32")), transposed, false);
+            let stacked = insert_before(
+                matmul,
+                "tpu.concatenate",
+                &[lhs_high, lhs_low],
+                vector_type(matmul, &[2 * rows, dimension(lhs_high, 1)], "bf16"),
+                &[("dimension", "0 : i32".into())],
+            );
+            let both = tpu_matmul(
+                matmul,
+                stacked,
+                rhs_high,
+                splat_before(matmul, 0.0, vector_type(matmul, &[2 * rows, columns], "f32")),
+                transposed,
+                false,
+            );
             let half = |first: i64| {
-                let attributes = [("offsets", format!("[{first}, 0]")), ("sizes", format!("[{rows}, {columns}]")), ("strides", "[1, 1]".to_owned())];
+                let attributes = [
+                    ("offsets", format!("[{first}, 0]")),
+                    ("sizes", format!("[{rows}, {columns}]")),
+                    ("strides", "[1, 1]".to_owned()),
+                ];
                 insert_before(matmul, "vector.extract_strided_slice", &[both], partial.r#type(), &attributes)
             };
-            let add = |x, y| insert_before(matmul, "arith.addf", &[x, y], partial.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+            let add = |x, y| {
+                insert_before(
+                    matmul,
+                    "arith.addf",
+                    &[x, y],
+                    partial.r#type(),
+                    &[("fastmath", "#arith.fastmath<none>".into())],
+                )
+            };
             add(add(partial, half(rows)), half(0))
         }
         _ => {
@@ -332,7 +404,13 @@ fn joined<'c, 'a>(anchor: OperationRef<'c, 'a>, parts: &[Value<'c, 'a>], axis: i
     }
     let mut shape = [dimension(parts[0], 0), dimension(parts[0], 1)];
     shape[axis as usize] *= parts.len() as i64;
-    insert_before(anchor, "tpu.concatenate", parts, vector_type(anchor, &shape, "bf16"), &[("dimension", format!("{axis} : i32"))])
+    insert_before(
+        anchor,
+        "tpu.concatenate",
+        parts,
+        vector_type(anchor, &shape, "bf16"),
+        &[("dimension", format!("{axis} : i32"))],
+    )
 }
 
 /// An f32 vector rounded to bf16, before `anchor`.
@@ -370,8 +448,14 @@ impl<'c: 'a, 'a> Parts<'c, 'a> {
         let narrow = bf16_type(value);
         // The same op on bf16 parts: its name and attributes, the result narrowed.
         let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
-        let attributes: Vec<(String, String)> = op.attributes().map(|(name, attribute)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), attribute.to_string())).collect();
-        let attributes: Vec<(&str, String)> = attributes.iter().map(|(name, text)| (name.as_str(), text.clone())).collect();
+        let attributes: Vec<(String, String)> = op
+            .attributes()
+            .map(|(name, attribute)| {
+                (name.as_string_ref().as_str().unwrap_or_default().to_owned(), attribute.to_string())
+            })
+            .collect();
+        let attributes: Vec<(&str, String)> =
+            attributes.iter().map(|(name, text)| (name.as_str(), text.clone())).collect();
         let remake = |operands: &[Value<'c, 'a>]| insert_before(at, &name, operands, narrow, &attributes);
         match op.name().as_string_ref().as_str() {
             Ok("vector.extract_strided_slice") => {
@@ -382,7 +466,10 @@ impl<'c: 'a, 'a> Parts<'c, 'a> {
                 let sources: Vec<_> = op.operands().map(|source| (source, self.of(source))).collect();
                 let high = remake(&sources.iter().map(|(_, (high, _))| *high).collect::<Vec<_>>());
                 let any_low = sources.iter().any(|(_, (_, low))| low.is_some());
-                let lows: Vec<Value> = sources.iter().map(|(source, (_, low))| low.unwrap_or_else(|| splat_before(at, 0.0, bf16_type(*source)))).collect();
+                let lows: Vec<Value> = sources
+                    .iter()
+                    .map(|(source, (_, low))| low.unwrap_or_else(|| splat_before(at, 0.0, bf16_type(*source))))
+                    .collect();
                 Some((high, any_low.then(|| remake(&lows))))
             }
             Ok("arith.select") if float_splat(op.operand(2).ok()?) == Some(0.0) => {
@@ -402,13 +489,22 @@ fn bf16_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
 
 /// An f32 vector as its bf16 rounding and the bf16 rounding of what that leaves, which
 /// is None (all zeros) when the vector holds bf16 numbers, before `anchor`.
-pub(crate) fn split<'c: 'a, 'a>(anchor: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
+pub(crate) fn split<'c: 'a, 'a>(
+    anchor: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+) -> (Value<'c, 'a>, Option<Value<'c, 'a>>) {
     let high = bf16_rounding(anchor, value);
     if holds_bf16(value) {
         return (high, None);
     }
     let high_wide = insert_before(anchor, "arith.extf", &[high], value.r#type(), &[]);
-    let rest = insert_before(anchor, "arith.subf", &[value, high_wide], value.r#type(), &[("fastmath", "#arith.fastmath<none>".into())]);
+    let rest = insert_before(
+        anchor,
+        "arith.subf",
+        &[value, high_wide],
+        value.r#type(),
+        &[("fastmath", "#arith.fastmath<none>".into())],
+    );
     (high, Some(bf16_rounding(anchor, rest)))
 }
 
@@ -421,7 +517,9 @@ fn holds_bf16(value: Value) -> bool {
     match op.name().as_string_ref().as_str() {
         Ok("arith.extf") => op.operand(0).is_ok_and(|source| element_type(source.r#type()).to_string() == "bf16"),
         Ok("arith.constant") => float_splat(value).is_some_and(|x| half::bf16::from_f64(x).to_f64() == x),
-        Ok("vector.transpose" | "vector.extract_strided_slice" | "vector.broadcast" | "vector.shape_cast") => operand(0),
+        Ok("vector.transpose" | "vector.extract_strided_slice" | "vector.broadcast" | "vector.shape_cast") => {
+            operand(0)
+        }
         Ok("arith.select") => operand(1) && operand(2),
         Ok("tpu.concatenate") => (0..op.operand_count()).all(operand),
         _ => false,
@@ -430,10 +528,24 @@ fn holds_bf16(value: Value) -> bool {
 
 /// `tpu.matmul` of lhs and rhs into `accumulator`, before `anchor`; `full`: fp32
 /// precision.
-fn tpu_matmul<'c, 'a>(anchor: OperationRef<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>, accumulator: Value<'c, 'a>, transposed: bool, full: bool) -> Value<'c, 'a> {
+fn tpu_matmul<'c, 'a>(
+    anchor: OperationRef<'c, 'a>,
+    lhs: Value<'c, 'a>,
+    rhs: Value<'c, 'a>,
+    accumulator: Value<'c, 'a>,
+    transposed: bool,
+    full: bool,
+) -> Value<'c, 'a> {
     let (rhs_contracting, rhs_free) = if transposed { (1, 0) } else { (0, 1) };
-    let numbers = format!("#tpu.dot_dimension_numbers<[1], [{rhs_contracting}], [0], [{rhs_free}], [0, 0, 1, {rhs_free}], [], []>");
-    let mut attributes = vec![("dimension_numbers", numbers), ("transpose_lhs", "false".into()), ("transpose_lhs_hint", "false".into()), ("transpose_rhs", "false".into())];
+    let numbers = format!(
+        "#tpu.dot_dimension_numbers<[1], [{rhs_contracting}], [0], [{rhs_free}], [0, 0, 1, {rhs_free}], [], []>"
+    );
+    let mut attributes = vec![
+        ("dimension_numbers", numbers),
+        ("transpose_lhs", "false".into()),
+        ("transpose_lhs_hint", "false".into()),
+        ("transpose_rhs", "false".into()),
+    ];
     if full {
         attributes.push(("precision", "#tpu.contract_precision<fp32>".into()));
     }
@@ -479,9 +591,18 @@ mod tests {
 
     #[test]
     fn op_names_move_under_stable_mosaic() {
-        assert_eq!(stable_mosaic_names(r#"    %0 = "arith.mulf"(%a, %b) : (f32, f32) -> f32"#), r#"    %0 = "stable_mosaic.arith.mulf"(%a, %b) : (f32, f32) -> f32"#);
-        assert_eq!(stable_mosaic_names(r#"  "func.return"() : () -> ()"#), r#"  "stable_mosaic.func.return"() : () -> ()"#);
+        assert_eq!(
+            stable_mosaic_names(r#"    %0 = "arith.mulf"(%a, %b) : (f32, f32) -> f32"#),
+            r#"    %0 = "stable_mosaic.arith.mulf"(%a, %b) : (f32, f32) -> f32"#
+        );
+        assert_eq!(
+            stable_mosaic_names(r#"  "func.return"() : () -> ()"#),
+            r#"  "stable_mosaic.func.return"() : () -> ()"#
+        );
         assert_eq!(stable_mosaic_names(r#""builtin.module"() ({"#), r#""builtin.module"() ({"#);
-        assert_eq!(stable_mosaic_names(r#"  }) {sym_name = "q_blocks"} : () -> ()"#), r#"  }) {sym_name = "q_blocks"} : () -> ()"#);
+        assert_eq!(
+            stable_mosaic_names(r#"  }) {sym_name = "q_blocks"} : () -> ()"#),
+            r#"  }) {sym_name = "q_blocks"} : () -> ()"#
+        );
     }
 }

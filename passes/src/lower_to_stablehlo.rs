@@ -130,7 +130,11 @@ fn lower_attention<'c, 'a>(attention: AttentionOp<'c, 'a>) -> Result<(), String>
         let value = b.reshape(value, &dims, &split, to_element);
         let value = b.transpose(value, &[0, 1, 3, 2, 4], &split, to_element);
         let transposed = [split[0], split[1], queries, split[2], keys];
-        Ok(if transposed == scores_shape { value } else { b.broadcast_in_dim(value, &[0, 1, 2, 3, 4], &scores_shape, to_element) })
+        Ok(if transposed == scores_shape {
+            value
+        } else {
+            b.broadcast_in_dim(value, &[0, 1, 2, 3, 4], &scores_shape, to_element)
+        })
     };
     if let Some(bias) = attention.bias() {
         let bias = spread(bias, "f32")?;
@@ -257,7 +261,12 @@ fn lower_gated_delta<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>) -> Result<(), String
         None => b.splat(0.0, "f32", &state_shape),
     };
     let outputs = b.splat(0.0, "f32", &v_shape);
-    let shapes = StepShapes { vector: [steps, batch, heads, key_dim], value: v_shape.clone(), gate: gate_shape.clone(), state: state_shape };
+    let shapes = StepShapes {
+        vector: [steps, batch, heads, key_dim],
+        value: v_shape.clone(),
+        gate: gate_shape.clone(),
+        state: state_shape,
+    };
     let step = b.scalar(0.0, "i32");
     let carried = b.while_loop(
         &[q, k, v, g, beta, step, state, outputs],
@@ -288,7 +297,11 @@ struct StepShapes {
 }
 
 /// One token of the recurrence; `carried` is (q, k, v, g, beta, t, S, outputs).
-fn recurrence_step<'c, 'b>(c: &HloBuilder<'c, 'b>, carried: &[Value<'c, 'b>], shapes: &StepShapes) -> Vec<Value<'c, 'b>> {
+fn recurrence_step<'c, 'b>(
+    c: &HloBuilder<'c, 'b>,
+    carried: &[Value<'c, 'b>],
+    shapes: &StepShapes,
+) -> Vec<Value<'c, 'b>> {
     let t = carried[5];
     let zero = c.scalar(0.0, "i32");
     let at_step = |sequence: Value<'c, 'b>, dims: &[i64]| -> Value<'c, 'b> {
@@ -298,12 +311,18 @@ fn recurrence_step<'c, 'b>(c: &HloBuilder<'c, 'b>, carried: &[Value<'c, 'b>], sh
         let row = c.dynamic_slice(sequence, &starts, &sizes, "f32");
         c.reshape(row, &sizes, &dims[1..], "f32")
     };
-    let (q_t, k_t, v_t) = (at_step(carried[0], &shapes.vector), at_step(carried[1], &shapes.vector), at_step(carried[2], &shapes.value));
+    let (q_t, k_t, v_t) =
+        (at_step(carried[0], &shapes.vector), at_step(carried[1], &shapes.vector), at_step(carried[2], &shapes.value));
     let (g_t, beta_t) = (at_step(carried[3], &shapes.gate), at_step(carried[4], &shapes.gate));
     let [batch, heads, _, value_dim] = shapes.state;
     let decay = c.broadcast_in_dim(c.elementwise("stablehlo.exponential", &[g_t]), &[0, 1], &shapes.state, "f32");
     let s = c.elementwise("stablehlo.multiply", &[carried[6], decay]);
-    let read = DotDimensionNumbers { lhs_batching: vec![0, 1], rhs_batching: vec![0, 1], lhs_contracting: vec![2], rhs_contracting: vec![2] };
+    let read = DotDimensionNumbers {
+        lhs_batching: vec![0, 1],
+        rhs_batching: vec![0, 1],
+        lhs_contracting: vec![2],
+        rhs_contracting: vec![2],
+    };
     let row_shape = [batch, heads, value_dim];
     let predicted = c.dot_general(s, k_t, &read, &row_shape, "f32");
     let strength = c.broadcast_in_dim(beta_t, &[0, 1], &row_shape, "f32");

@@ -171,7 +171,9 @@ impl KernelPlan {
     fn crossed(&self, i: i64, first: i64, last: i64) -> bool {
         let (left, right) = self.band();
         let (q0, q1) = (i * self.block_q, i * self.block_q + self.block_q - 1);
-        right.is_some_and(|r| last > q0 + r) || left.is_some_and(|l| first < q1 - l) || (self.padded_keys() > self.keys && last > self.keys - 1)
+        right.is_some_and(|r| last > q0 + r)
+            || left.is_some_and(|l| first < q1 - l)
+            || (self.padded_keys() > self.keys && last > self.keys - 1)
     }
 
     /// Which sub-blocks of the masked key blocks reaching `count` sub-blocks (any count:
@@ -181,7 +183,9 @@ impl KernelPlan {
         let mut masked = vec![false; self.key_splits as usize];
         for (i, j) in self.needed_blocks() {
             let first = j * self.block_kv;
-            if self.crossed(i, first, first + self.block_kv - 1) && count.is_none_or(|n| self.sub_blocks_reached(i, j) == n) {
+            if self.crossed(i, first, first + self.block_kv - 1)
+                && count.is_none_or(|n| self.sub_blocks_reached(i, j) == n)
+            {
                 for (c, flag) in masked.iter_mut().enumerate() {
                     let start = first + c as i64 * sub;
                     *flag |= self.crossed(i, start, start + sub - 1);
@@ -193,7 +197,8 @@ impl KernelPlan {
 
     /// The sub-block counts the needed key blocks reach (`sub_blocks_reached`), ascending.
     fn reached_counts(&self) -> Vec<i64> {
-        let counts: std::collections::BTreeSet<i64> = self.needed_blocks().map(|(i, j)| self.sub_blocks_reached(i, j)).collect();
+        let counts: std::collections::BTreeSet<i64> =
+            self.needed_blocks().map(|(i, j)| self.sub_blocks_reached(i, j)).collect();
         counts.into_iter().collect()
     }
 
@@ -212,7 +217,8 @@ impl KernelPlan {
             .into_iter()
             .flatten()
             .map(|extra| {
-                let (b, h) = (if extra.one_batch { 1 } else { self.batch }, if extra.one_head { 1 } else { self.q_heads });
+                let (b, h) =
+                    (if extra.one_batch { 1 } else { self.batch }, if extra.one_head { 1 } else { self.q_heads });
                 b * h * queries * keys * size(&extra.element)
             })
             .sum();
@@ -236,7 +242,11 @@ struct Statistics {
 impl Statistics {
     /// The score tile's key axis, which the softmax reduces.
     fn key_axis(&self) -> i64 {
-        if self.transposed { 0 } else { 1 }
+        if self.transposed {
+            0
+        } else {
+            1
+        }
     }
 
     fn rows(&self) -> i64 {
@@ -248,7 +258,12 @@ impl Statistics {
         let rows = self.rows();
         let start = w.splat(initial, &[rows]);
         let attributes = format!("{{kind = #vector.kind<{kind}>, reduction_dims = array<i64: {}>}}", self.key_axis());
-        let reduced = w.op("vector.multi_reduction", &[(scores, &f32s(score_shape)), (&start, &f32s(&[rows]))], &attributes, &f32s(&[rows]));
+        let reduced = w.op(
+            "vector.multi_reduction",
+            &[(scores, &f32s(score_shape)), (&start, &f32s(&[rows]))],
+            &attributes,
+            &f32s(&[rows]),
+        );
         let single = if self.transposed { [1, rows] } else { [rows, 1] };
         let statistic = w.op("vector.shape_cast", &[(&reduced, &f32s(&[rows]))], "", &f32s(&single));
         if single == self.shape {
@@ -344,8 +359,11 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
 /// a band, `%kv` clamped to the key blocks query block `%qb` needs (first <= kv <= last).
 fn key_block_clamp(plan: &KernelPlan) -> String {
     let (left, right) = plan.band();
-    let constant = |name: &str, value: i64| format!("    %{name} = \"arith.constant\"() {{value = {value} : i32}} : () -> i32\n");
-    let op = |result: &str, name: &str, a: &str, b: &str| format!("    %{result} = \"arith.{name}\"(%{a}, %{b}) : (i32, i32) -> i32\n");
+    let constant =
+        |name: &str, value: i64| format!("    %{name} = \"arith.constant\"() {{value = {value} : i32}} : () -> i32\n");
+    let op = |result: &str, name: &str, a: &str, b: &str| {
+        format!("    %{result} = \"arith.{name}\"(%{a}, %{b}) : (i32, i32) -> i32\n")
+    };
     let mut text = constant("block_q", plan.block_q) + &constant("block_kv", plan.block_kv);
     let mut current = "kv".to_owned();
     if let Some(left) = left {
@@ -383,15 +401,34 @@ fn extra_window(extra: &Extra, group: i64, block_q: i64, block_kv: i64) -> [i64;
 /// Loads columns `(first, width)` of a [B|1, N|1, Tq, Tk] operand's block as the step's
 /// stacked rows; a head-shared block has each query row repeated for the group's heads.
 #[allow(clippy::too_many_arguments)]
-fn load_extra(w: &mut Writer, reference: &str, extra: &Extra, element: &str, group: i64, block_q: i64, block_kv: i64, (first, width): (i64, i64)) -> String {
+fn load_extra(
+    w: &mut Writer,
+    reference: &str,
+    extra: &Extra,
+    element: &str,
+    group: i64,
+    block_q: i64,
+    block_kv: i64,
+    (first, width): (i64, i64),
+) -> String {
     let window = extra_window(extra, group, block_q, block_kv);
     let block = [1, 1, window[2], width];
     let origin = [0, 0, 0, first];
     let stacked = [group * block_q, width];
     if extra.one_head && group > 1 {
         let rows = w.load_block(reference, &window, element, &block, &origin, &[block_q, 1, width]);
-        let repeated = w.op("vector.broadcast", &[(&rows, &vector(&[block_q, 1, width], element))], "", &vector(&[block_q, group, width], element));
-        w.op("vector.shape_cast", &[(&repeated, &vector(&[block_q, group, width], element))], "", &vector(&stacked, element))
+        let repeated = w.op(
+            "vector.broadcast",
+            &[(&rows, &vector(&[block_q, 1, width], element))],
+            "",
+            &vector(&[block_q, group, width], element),
+        );
+        w.op(
+            "vector.shape_cast",
+            &[(&repeated, &vector(&[block_q, group, width], element))],
+            "",
+            &vector(&stacked, element),
+        )
     } else {
         w.load_block(reference, &window, element, &block, &origin, &stacked)
     }
@@ -418,7 +455,10 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let statistics = Statistics { shape: if transposed { [1, stacked] } else { [stacked, lanes] }, transposed };
     let rows = statistics.shape;
     let on_mxu = plan.row_sum_on_mxu;
-    assert!(!on_mxu || (!transposed && lanes == LANES && dv % LANES == 0), "the MXU sums rows only of a standard kernel with whole lane tiles");
+    assert!(
+        !on_mxu || (!transposed && lanes == LANES && dv % LANES == 0),
+        "the MXU sums rows only of a standard kernel with whole lane tiles"
+    );
     // With the row sum on the MXU, the accumulator's last 128 columns hold l.
     let width = if on_mxu { dv + LANES } else { dv };
     let (accumulator, v_tile) = if transposed { ([dv, stacked], [dv, bk]) } else { ([stacked, width], [bk, width]) };
@@ -454,7 +494,12 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let zeros = w.splat(0.0, &scores);
         let (q, k) = ((q, vector(&[stacked, d], input)), (k.as_str(), vector(&[sub, d], input)));
         let (lhs, rhs) = if transposed { (k, q) } else { (q, k) };
-        let s = w.op("flywheel.matmul", &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&scores))], "{transpose_rhs = true}", &f32s(&scores));
+        let s = w.op(
+            "flywheel.matmul",
+            &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&scores))],
+            "{transpose_rhs = true}",
+            &f32s(&scores),
+        );
         let scale = w.splat(plan.scale, &scores);
         let mut s = w.binary("arith.mulf", &s, &scale, &f32s(&scores));
         if let Some(cap) = plan.soft_cap {
@@ -478,7 +523,12 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             let zeros = w.constant("dense<0>", &ints);
             let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, "i1"));
             let masked = w.splat(MASKED, &scores);
-            s = w.op("arith.select", &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))], "", &f32s(&scores));
+            s = w.op(
+                "arith.select",
+                &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))],
+                "",
+                &f32s(&scores),
+            );
         }
         if let (true, Some(bounds)) = (masked, band.as_ref()) {
             let ints = vector(&scores, "i32");
@@ -518,7 +568,12 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             }
             let select = |w: &mut Writer, keep: &str, s: &str, value: f64| {
                 let replacement = w.splat(value, &scores);
-                w.op("arith.select", &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))], "", &f32s(&scores))
+                w.op(
+                    "arith.select",
+                    &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))],
+                    "",
+                    &f32s(&scores),
+                )
             };
             if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
                 s = select(w, &allowed, &s, MASKED);
@@ -548,13 +603,19 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         });
         let alpha_wide = statistics.widen(w, &alpha, width);
         let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
-        let p = if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
+        let p =
+            if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
         let origin = if transposed { [0, 0, 0, c * sub] } else { [0, 0, c * sub, 0] };
         let v = w.load_block("%v", &v_window, input, &[1, 1, sub_v[0], sub_v[1]], &origin, &sub_v);
         let zeros = w.splat(0.0, &accumulator);
         let (p, v) = ((p.as_str(), vector(&scores, input)), (v.as_str(), vector(&sub_v, input)));
         let (lhs, rhs) = if transposed { (v, p) } else { (p, v) };
-        let pv = w.op("flywheel.matmul", &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&accumulator))], "{transpose_rhs = false}", &f32s(&accumulator));
+        let pv = w.op(
+            "flywheel.matmul",
+            &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&accumulator))],
+            "{transpose_rhs = false}",
+            &f32s(&accumulator),
+        );
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
         (m_new, l, acc)
     };
@@ -600,7 +661,8 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                 let reached = |w: &mut Writer, c: i64| {
                     let offset = w.i32(c * sub);
                     let first = w.binary("arith.addi", &bounds.first_key, &offset, "i32");
-                    let tests: Vec<String> = bounds.reaches.iter().map(|reach| w.cmpi(3, &first, reach, "i32", "i1")).collect();
+                    let tests: Vec<String> =
+                        bounds.reaches.iter().map(|reach| w.cmpi(3, &first, reach, "i32", "i1")).collect();
                     tests.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1")).expect("a reach")
                 };
                 for count in counts {
@@ -639,18 +701,31 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let l = statistics.widen(w, &l, dv);
         let o = w.binary("arith.divf", &acc, &l, &f32s(&output_tile));
         let o = if transposed {
-            w.op("vector.transpose", &[(&o, &f32s(&output_tile))], "{permutation = array<i64: 1, 0>}", &f32s(&[stacked, dv]))
+            w.op(
+                "vector.transpose",
+                &[(&o, &f32s(&output_tile))],
+                "{permutation = array<i64: 1, 0>}",
+                &f32s(&[stacked, dv]),
+            )
         } else {
             o
         };
         let o_tile = [stacked, dv];
-        let o = if output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, output)) };
+        let o = if output == "f32" {
+            o
+        } else {
+            w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, output))
+        };
         w.store(&o, &o_tile, "%o", &o_window, output, &zero);
     });
     w.line("\"func.return\"() : () -> ()");
 
     // Operands in the call's order: q, k, v, [mask], [bias], then the output, then scratch.
-    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand { name, memref: memref(shape, element), window: window(shape, transform) };
+    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand {
+        name,
+        memref: memref(shape, element),
+        window: window(shape, transform),
+    };
     let mut operands = vec![
         operand("%q", &q_window, input, "q_blocks"),
         operand("%k", &k_window, input, "kv_blocks"),

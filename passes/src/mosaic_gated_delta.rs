@@ -150,9 +150,14 @@ impl GatedDeltaPlan {
     pub fn bytes_accessed(&self) -> i64 {
         let size = |element: &str| if element == "bf16" { 2 } else { 4 };
         let tokens = self.batch * self.value_heads * self.padded_length();
-        let states = self.batch * self.value_heads * self.key_dim * self.value_dim * 4 * (1 + i64::from(self.initial_state));
+        let states =
+            self.batch * self.value_heads * self.key_dim * self.value_dim * 4 * (1 + i64::from(self.initial_state));
         let key_copies = 2 + i64::from(self.keys_transposed);
-        tokens * ((key_copies * self.key_dim + self.value_dim) * size(&self.input) + self.value_dim * size(&self.output) + 3 * 4) + states
+        tokens
+            * ((key_copies * self.key_dim + self.value_dim) * size(&self.input)
+                + self.value_dim * size(&self.output)
+                + 3 * 4)
+            + states
     }
 }
 
@@ -193,7 +198,11 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         }
     });
     let to_f32 = |w: &mut Writer, value: &str, shape: &[i64]| {
-        if input == "f32" { value.to_owned() } else { w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape)) }
+        if input == "f32" {
+            value.to_owned()
+        } else {
+            w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape))
+        }
     };
     let exp_name = if plan.exp2_gates { "math.exp2" } else { "math.exp" };
     let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op(exp_name, &[(value, &f32s(shape))], FAST, &f32s(shape));
@@ -218,7 +227,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         None
     } else {
         let chunk = w.constant(&format!("dense<{c}>"), &ints);
-        let (row_head, column_head) = (w.binary("arith.divsi", &row, &chunk, &ints), w.binary("arith.divsi", &column, &chunk, &ints));
+        let (row_head, column_head) =
+            (w.binary("arith.divsi", &row, &chunk, &ints), w.binary("arith.divsi", &column, &chunk, &ints));
         Some(w.cmpi(0, &row_head, &column_head, &ints, &bools))
     };
     let within = |w: &mut Writer, mask: &str| match &same_head {
@@ -245,15 +255,37 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // The step's key heads' tiles of chunk `sub`, [key_slots, 1, C, Dk].
     let load_keys = |w: &mut Writer, name: &str, sub: i64| {
         if !plan.token_major_inputs {
-            return w.load_block(name, &q_window, input, &[1, key_slots, c, dk], &[0, 0, sub * c, 0], &[key_slots, 1, c, dk]);
+            return w.load_block(
+                name,
+                &q_window,
+                input,
+                &[1, key_slots, c, dk],
+                &[0, 0, sub * c, 0],
+                &[key_slots, 1, c, dk],
+            );
         }
         let tiles: Vec<String> = (0..key_slots).map(|slot| key_tile(w, name, sub, slot)).collect();
         let joined = w.concatenate(&tiles, &[c, dk], input, 0);
-        w.op("vector.shape_cast", &[(&joined, &vector(&[key_slots * c, dk], input))], "", &vector(&[key_slots, 1, c, dk], input))
+        w.op(
+            "vector.shape_cast",
+            &[(&joined, &vector(&[key_slots * c, dk], input))],
+            "",
+            &vector(&[key_slots, 1, c, dk], input),
+        )
     };
     let stacked = |w: &mut Writer, tiles: &str| {
-        let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &vector(&[key_slots, repeats, c, dk], input));
-        w.op("vector.shape_cast", &[(&spread, &vector(&[key_slots, repeats, c, dk], input))], "", &vector(&[rows, dk], input))
+        let spread = w.op(
+            "vector.broadcast",
+            &[(tiles, &vector(&[key_slots, 1, c, dk], input))],
+            "",
+            &vector(&[key_slots, repeats, c, dk], input),
+        );
+        w.op(
+            "vector.shape_cast",
+            &[(&spread, &vector(&[key_slots, repeats, c, dk], input))],
+            "",
+            &vector(&[rows, dk], input),
+        )
     };
     // Shapes and helpers every chunk of the step uses; a gate row is [1, B].
     let key_type = vector(&[block_rows, dk], input);
@@ -261,7 +293,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // A row as the column [B, width] whose row i is entry i, repeated.
     let column_of = |w: &mut Writer, value: &str, width: i64| {
         let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, block_rows]));
-        w.op("vector.transpose", &[(&wide, &f32s(&[width, block_rows]))], "{permutation = array<i64: 1, 0>}", &f32s(&[block_rows, width]))
+        w.op(
+            "vector.transpose",
+            &[(&wide, &f32s(&[width, block_rows]))],
+            "{permutation = array<i64: 1, 0>}",
+            &f32s(&[block_rows, width]),
+        )
     };
     // Rows first .. first + C of a [height, width] tile.
     let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
@@ -273,16 +310,30 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         if block_heads == heads {
             return value.to_owned();
         }
-        let attributes = format!("{{offsets = [{}, 0], sizes = [{block_rows}, {width}], strides = [1, 1]}}", block * block_rows);
-        w.op("vector.extract_strided_slice", &[(value, &vector(&[rows, width], element))], &attributes, &vector(&[block_rows, width], element))
+        let attributes =
+            format!("{{offsets = [{}, 0], sizes = [{block_rows}, {width}], strides = [1, 1]}}", block * block_rows);
+        w.op(
+            "vector.extract_strided_slice",
+            &[(value, &vector(&[rows, width], element))],
+            &attributes,
+            &vector(&[block_rows, width], element),
+        )
     };
     // Head `head`'s rows of its block's [B, width] tile.
-    let head_rows = |w: &mut Writer, blocks: &[String], width: i64, head: i64| rows_at(w, &blocks[(head / block_heads) as usize], [block_rows, width], head % block_heads * c);
+    let head_rows = |w: &mut Writer, blocks: &[String], width: i64, head: i64| {
+        rows_at(w, &blocks[(head / block_heads) as usize], [block_rows, width], head % block_heads * c)
+    };
     let state_type = f32s(&[dk, dv]);
     // A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
     let stack = |w: &mut Writer, parts: &[String]| w.concatenate(parts, &[c, dv], "f32", 0);
     // An f32 [rows, Dv] tile of the output in the output's element type.
-    let to_output = |w: &mut Writer, o: String, rows: i64| if plan.output == "f32" { o } else { w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output)) };
+    let to_output = |w: &mut Writer, o: String, rows: i64| {
+        if plan.output == "f32" {
+            o
+        } else {
+            w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output))
+        }
+    };
     // Constant rows every chunk multiplies by.
     let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, block_rows]));
     let row_scale = w.splat(plan.scale, &[1, block_rows]);
@@ -290,12 +341,21 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let step_keys_transposed: Option<Vec<String>> = plan.keys_transposed.then(|| {
         (0..key_slots)
             .map(|slot| {
-                let tile = w.load_block("%k_t", &k_t_window, input, &[1, 1, dk, per_step * c], &[0, slot, 0, 0], &[dk, per_step * c]);
+                let tile = w.load_block(
+                    "%k_t",
+                    &k_t_window,
+                    input,
+                    &[1, 1, dk, per_step * c],
+                    &[0, slot, 0, 0],
+                    &[dk, per_step * c],
+                );
                 to_f32(&mut w, &tile, &[dk, per_step * c])
             })
             .collect()
     });
-    let mut states: Vec<String> = (0..heads).map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv])).collect();
+    let mut states: Vec<String> = (0..heads)
+        .map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv]))
+        .collect();
     for sub in 0..per_step {
         let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
         let (q_step, k_step) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
@@ -303,11 +363,21 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             .map(|slot| {
                 if let Some(columns) = &step_keys_transposed {
                     let attributes = format!("{{offsets = [0, {}], sizes = [{dk}, {c}], strides = [1, 1]}}", sub * c);
-                    return w.op("vector.extract_strided_slice", &[(&columns[slot as usize], &f32s(&[dk, per_step * c]))], &attributes, &f32s(&[dk, c]));
+                    return w.op(
+                        "vector.extract_strided_slice",
+                        &[(&columns[slot as usize], &f32s(&[dk, per_step * c]))],
+                        &attributes,
+                        &f32s(&[dk, c]),
+                    );
                 }
                 let tile = key_tile(&mut w, "%k", sub, slot);
                 let tile = to_f32(&mut w, &tile, &[c, dk]);
-                w.op("vector.transpose", &[(&tile, &f32s(&[c, dk]))], "{permutation = array<i64: 1, 0>}", &f32s(&[dk, c]))
+                w.op(
+                    "vector.transpose",
+                    &[(&tile, &f32s(&[c, dk]))],
+                    "{permutation = array<i64: 1, 0>}",
+                    &f32s(&[dk, c]),
+                )
             })
             .collect();
         let mut parallel = ChunkParallel::default();
@@ -317,17 +387,42 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
             let (q, k) = (to_f32(&mut w, &q, &[block_rows, dk]), to_f32(&mut w, &k, &[block_rows, dk]));
             let v = if plan.token_major_inputs {
-                let tiles: Vec<String> = (block * block_heads..(block + 1) * block_heads).map(|head| w.load_block("%v", &v_window, input, &[1, c, dv], &[0, sub * c, head * dv], &[c, dv])).collect();
+                let tiles: Vec<String> = (block * block_heads..(block + 1) * block_heads)
+                    .map(|head| w.load_block("%v", &v_window, input, &[1, c, dv], &[0, sub * c, head * dv], &[c, dv]))
+                    .collect();
                 w.concatenate(&tiles, &[c, dv], input, 0)
             } else {
-                w.load_block("%v", &v_window, input, &[1, block_heads, c, dv], &[0, block * block_heads, sub * c, 0], &[block_rows, dv])
+                w.load_block(
+                    "%v",
+                    &v_window,
+                    input,
+                    &[1, block_heads, c, dv],
+                    &[0, block * block_heads, sub * c, 0],
+                    &[block_rows, dv],
+                )
             };
             // Gate rows: γ = cumsum(g) within each head's chunk, γ_C (each head's last
             // entry of γ) repeated across its positions, β.
-            let gate = |w: &mut Writer, name: &str, window: &[i64], row: i64| w.load_block(name, window, "f32", &[1, 1, 1, 1, block_rows], &[0, 0, sub, row, block * block_rows], &[1, block_rows]);
-            let (gamma, total, beta) = (gate(&mut w, "%gamma", &gamma_window, 0), gate(&mut w, "%gamma", &gamma_window, 1), gate(&mut w, "%beta", &beta_window, 0));
+            let gate = |w: &mut Writer, name: &str, window: &[i64], row: i64| {
+                w.load_block(
+                    name,
+                    window,
+                    "f32",
+                    &[1, 1, 1, 1, block_rows],
+                    &[0, 0, sub, row, block * block_rows],
+                    &[1, block_rows],
+                )
+            };
+            let (gamma, total, beta) = (
+                gate(&mut w, "%gamma", &gamma_window, 0),
+                gate(&mut w, "%gamma", &gamma_window, 1),
+                gate(&mut w, "%beta", &beta_window, 0),
+            );
             let (gamma, total) = match &log2_e {
-                Some(log2_e) => (w.binary("arith.mulf", &gamma, log2_e, &row_type), w.binary("arith.mulf", &total, log2_e, &row_type)),
+                Some(log2_e) => (
+                    w.binary("arith.mulf", &gamma, log2_e, &row_type),
+                    w.binary("arith.mulf", &total, log2_e, &row_type),
+                ),
                 None => (gamma, total),
             };
             let e_gamma = exp(&mut w, &gamma, &[1, block_rows]);
@@ -367,12 +462,33 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             // dims 128) gives both.
             let (u, w_tile) = if plan.shared_operands {
                 let joined_type = f32s(&[block_rows, dv + dk]);
-                let joined = w.op("tpu.concatenate", &[(&beta_v, &f32s(&[block_rows, dv])), (&beta_k, &f32s(&[block_rows, dk]))], "{dimension = 1 : i32}", &joined_type);
-                let both = w.matmul((&t, &square_type), (&joined, &joined_type), &[block_rows, dv + dk], false, after_inverse);
+                let joined = w.op(
+                    "tpu.concatenate",
+                    &[(&beta_v, &f32s(&[block_rows, dv])), (&beta_k, &f32s(&[block_rows, dk]))],
+                    "{dimension = 1 : i32}",
+                    &joined_type,
+                );
+                let both =
+                    w.matmul((&t, &square_type), (&joined, &joined_type), &[block_rows, dv + dk], false, after_inverse);
                 (w.columns(&both, &[block_rows, dv + dk], 0, dv), w.columns(&both, &[block_rows, dv + dk], dv, dk))
             } else {
-                let u = w.matmul((&t, &square_type), (&beta_v, &f32s(&[block_rows, dv])), &[block_rows, dv], false, after_inverse);
-                (u, w.matmul((&t, &square_type), (&beta_k, &f32s(&[block_rows, dk])), &[block_rows, dk], false, after_inverse))
+                let u = w.matmul(
+                    (&t, &square_type),
+                    (&beta_v, &f32s(&[block_rows, dv])),
+                    &[block_rows, dv],
+                    false,
+                    after_inverse,
+                );
+                (
+                    u,
+                    w.matmul(
+                        (&t, &square_type),
+                        (&beta_k, &f32s(&[block_rows, dk])),
+                        &[block_rows, dk],
+                        false,
+                        after_inverse,
+                    ),
+                )
             };
             let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
             parallel.q_scaled.push(w.binary("arith.mulf", &q_scale, &q, &f32s(&[block_rows, dk])));
@@ -391,11 +507,18 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         let mut from_state = Vec::new();
         for (head, s) in states.iter().enumerate() {
             let head = head as i64;
-            let (w_head, q_head) = (head_rows(&mut w, &parallel.w, dk, head), head_rows(&mut w, &parallel.q_scaled, dk, head));
+            let (w_head, q_head) =
+                (head_rows(&mut w, &parallel.w, dk, head), head_rows(&mut w, &parallel.q_scaled, dk, head));
             // With shared operands one product [W; e^γ Q] S gives W S and Q S.
             let ws = if plan.shared_operands {
-                let stacked = w.op("tpu.concatenate", &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))], "{dimension = 0 : i32}", &f32s(&[2 * c, dk]));
-                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, after_inverse);
+                let stacked = w.op(
+                    "tpu.concatenate",
+                    &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))],
+                    "{dimension = 0 : i32}",
+                    &f32s(&[2 * c, dk]),
+                );
+                let both =
+                    w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, after_inverse);
                 from_state.push(rows_at(&mut w, &both, [2 * c, dv], c));
                 rows_at(&mut w, &both, [2 * c, dv], 0)
             } else {
@@ -405,12 +528,22 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let u_head = head_rows(&mut w, &parallel.u, dv, head);
             new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
         }
-        let by_block = |parts: &[String]| parts.chunks(block_heads as usize).map(<[String]>::to_vec).collect::<Vec<_>>();
-        let (new_values, from_state): (Vec<String>, Vec<String>) = (by_block(&new_values).iter().map(|parts| stack(&mut w, parts)).collect(), by_block(&from_state).iter().map(|parts| stack(&mut w, parts)).collect());
+        let by_block =
+            |parts: &[String]| parts.chunks(block_heads as usize).map(<[String]>::to_vec).collect::<Vec<_>>();
+        let (new_values, from_state): (Vec<String>, Vec<String>) = (
+            by_block(&new_values).iter().map(|parts| stack(&mut w, parts)).collect(),
+            by_block(&from_state).iter().map(|parts| stack(&mut w, parts)).collect(),
+        );
         let value_type = f32s(&[block_rows, dv]);
         let mut decayed_values = Vec::new();
         for block in 0..(heads / block_heads) as usize {
-            let intra = w.matmul((&parallel.weights[block], &square_type), (&new_values[block], &value_type), &[block_rows, dv], false, after_inverse);
+            let intra = w.matmul(
+                (&parallel.weights[block], &square_type),
+                (&new_values[block], &value_type),
+                &[block_rows, dv],
+                false,
+                after_inverse,
+            );
             let o = w.binary("arith.addf", &from_state[block], &intra, &value_type);
             if plan.token_major_output {
                 for head in block as i64 * block_heads..(block as i64 + 1) * block_heads {
@@ -420,7 +553,15 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                 }
             } else {
                 let o = to_output(&mut w, o, block_rows);
-                w.store_block(&o, &[block_rows, dv], "%o", &o_window, &plan.output, &[1, block_heads, c, dv], &[0, block as i64 * block_heads, sub * c, 0]);
+                w.store_block(
+                    &o,
+                    &[block_rows, dv],
+                    "%o",
+                    &o_window,
+                    &plan.output,
+                    &[1, block_heads, c, dv],
+                    &[0, block as i64 * block_heads, sub * c, 0],
+                );
             }
             decayed_values.push(w.binary("arith.mulf", &parallel.to_end[block], &new_values[block], &value_type));
         }
@@ -431,8 +572,14 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             let k_t = &keys_transposed[(head / repeats) as usize];
             let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, after_inverse);
             // e^{γ_C} of this head over its whole state: its first row of the column form.
-            let attributes = format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head % block_heads * c);
-            let factor = w.op("vector.extract_strided_slice", &[(&parallel.e_total[(head / block_heads) as usize], &value_type)], &attributes, &f32s(&[1, dv]));
+            let attributes =
+                format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head % block_heads * c);
+            let factor = w.op(
+                "vector.extract_strided_slice",
+                &[(&parallel.e_total[(head / block_heads) as usize], &value_type)],
+                &attributes,
+                &f32s(&[1, dv]),
+            );
             let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", &state_type);
             let s = w.binary("arith.mulf", &state_decay, s, &state_type);
             let s = w.binary("arith.addf", &s, &update, &state_type);
@@ -454,8 +601,13 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
 
     // Operands in the call's order: q, k, v, g, beta, [initial state], [Kᵀ], then o and
     // the final state, then the state scratch.
-    let (key_windows, value_windows) = if plan.token_major_inputs { ("key_tokens", "value_tokens") } else { ("key_chunks", "value_chunks") };
-    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand { name, memref: memref(shape, element), window: window(shape, transform) };
+    let (key_windows, value_windows) =
+        if plan.token_major_inputs { ("key_tokens", "value_tokens") } else { ("key_chunks", "value_chunks") };
+    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand {
+        name,
+        memref: memref(shape, element),
+        window: window(shape, transform),
+    };
     let mut operands = vec![
         operand("%q", &q_window, input, key_windows),
         operand("%k", &q_window, input, key_windows),
@@ -469,7 +621,12 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     if plan.keys_transposed {
         operands.push(operand("%k_t", &k_t_window, input, "key_chunks_transposed"));
     }
-    operands.push(operand("%o", &o_window, &plan.output, if plan.token_major_output { "value_tokens" } else { "value_chunks" }));
+    operands.push(operand(
+        "%o",
+        &o_window,
+        &plan.output,
+        if plan.token_major_output { "value_tokens" } else { "value_chunks" },
+    ));
     operands.push(operand("%s_final", &state_window, "f32", "states"));
     let scratch = [("%state", memref(&state_scratch, "f32"))];
     // Step h serves value heads h x heads ..; value head n reads key head n / group, so

@@ -8,10 +8,7 @@ use crate::{
     trace::{apply_layout, layout_step, LayoutStep, Node, Traced, Tracer, ANY_LAYOUT},
 };
 use flywheel_dialect::stablehlo::DotDimensionNumbers;
-use melior::ir::{
-    operation::OperationRef,
-    Value, ValueLike,
-};
+use melior::ir::{operation::OperationRef, Value, ValueLike};
 
 /// Why a candidate was not raised.
 pub struct Miss(pub String);
@@ -25,7 +22,6 @@ impl From<Mismatch> for Miss {
 pub fn miss<T>(message: impl Into<String>) -> Result<T, Miss> {
     Err(Miss(message.into()))
 }
-
 
 /// A Q, K or V operand of a product, followed back through layout ops (and, for Q and
 /// K, constant scalings): `values[0]` is the furthest source, the last value the product's
@@ -51,7 +47,6 @@ pub struct Operand<'c, 'a> {
     pub scale: f64,
 }
 
-
 pub fn same_value(a: &Traced, b: &Traced) -> bool {
     a.value == b.value && a.calls == b.calls
 }
@@ -71,7 +66,6 @@ pub fn note_nodes<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, nodes: &[&Nod
     matched.extend(nodes.iter().map(|node| node.calls.first().copied().unwrap_or(node.op)));
 }
 
-
 /// An operand followed back through layout ops and what `follow` allows.
 /// What `operand_chain` may step through besides layout ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +76,12 @@ pub struct Follow {
     pub scales: bool,
 }
 
-pub fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand: &Traced<'c, 'a>, follow: Follow) -> Result<Chain<'c, 'a>, Miss> {
+pub fn operand_chain<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    operand: &Traced<'c, 'a>,
+    follow: Follow,
+) -> Result<Chain<'c, 'a>, Miss> {
     let scales = follow.scales;
     let mut values = vec![operand.clone()];
     let mut steps = Vec::new();
@@ -91,10 +90,12 @@ pub fn operand_chain<'c, 'a>(tracer: &Tracer<'c, 'a>, atoms: &mut Atoms, operand
         let current = values.last().expect("non-empty").clone();
         let Some(node) = tracer.producer(&current) else { break };
         let (step, factor) = match node.name().as_str() {
-            "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.broadcast_in_dim" => match layout_step(&node, ANY_LAYOUT) {
-                Some(step) => (step, 1.0),
-                None => break,
-            },
+            "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.broadcast_in_dim" => {
+                match layout_step(&node, ANY_LAYOUT) {
+                    Some(step) => (step, 1.0),
+                    None => break,
+                }
+            }
             "stablehlo.convert" if follow.converts && widens(&node) => (LayoutStep::Convert, 1.0),
             "stablehlo.multiply" if scales => match (tracer.splat(&node.operand(1)), tracer.splat(&node.operand(0))) {
                 (Some(factor), _) => (LayoutStep::Convert, factor),
@@ -138,7 +139,6 @@ pub fn widens(convert: &Node) -> bool {
     from > 0 && to >= from
 }
 
-
 /// Extends a result past the layout ops (and, if asked, converts) that only rearrange it,
 /// so the new op replaces the whole output rearrangement.
 pub fn extend_root<'c, 'a>(
@@ -175,11 +175,15 @@ pub fn single_user<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>>
     }
 }
 
-
 /// The furthest-back value of a chain whose every axis is one of `groups` (the atoms of
 /// each role, size-1 axes allowed, every non-empty group present), with the scale
 /// between it and the product. `name` names the operand in the reason for a miss.
-pub fn choose_source<'c, 'a>(atoms: &Atoms, groups: &[Vec<Atom>], chain: &Chain<'c, 'a>, name: &str) -> Result<Operand<'c, 'a>, Miss> {
+pub fn choose_source<'c, 'a>(
+    atoms: &Atoms,
+    groups: &[Vec<Atom>],
+    chain: &Chain<'c, 'a>,
+    name: &str,
+) -> Result<Operand<'c, 'a>, Miss> {
     for (index, axes) in chain.axes.iter().enumerate() {
         let mut used = Vec::new();
         let clean = axes.iter().all(|axis| {
@@ -223,7 +227,12 @@ pub fn role_order<R: Copy + PartialEq>(atoms: &Atoms, roles: &[(R, Vec<Atom>)], 
 }
 
 /// The axes of a `dot_general` result: batch, then lhs free, then rhs free.
-pub fn dot_axes(atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis], numbers: &DotDimensionNumbers) -> Result<Vec<Axis>, Miss> {
+pub fn dot_axes(
+    atoms: &mut Atoms,
+    lhs: &[Axis],
+    rhs: &[Axis],
+    numbers: &DotDimensionNumbers,
+) -> Result<Vec<Axis>, Miss> {
     let mut axes = Vec::new();
     for (&l, &r) in numbers.lhs_batching.iter().zip(&numbers.rhs_batching) {
         axes.push(atoms.pair(&lhs[l as usize], &rhs[r as usize])?);
@@ -242,7 +251,6 @@ pub fn dot_axes(atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis], numbers: &DotDime
     Ok(axes)
 }
 
-
 /// Pairs two tensors' axes position by position (broadcast atoms match anything).
 pub fn pair_all(atoms: &mut Atoms, a: &[Axis], b: &[Axis]) -> Result<(), Miss> {
     if a.len() != b.len() {
@@ -253,4 +261,3 @@ pub fn pair_all(atoms: &mut Atoms, a: &[Axis], b: &[Axis]) -> Result<(), Miss> {
     }
     Ok(())
 }
-

@@ -86,10 +86,8 @@ impl Parser<'_> {
 
     fn element(&mut self) -> Result<Element, String> {
         self.skip_space();
-        let length = self
-            .rest()
-            .find(|c: char| !(c.is_alphanumeric() || "-_.".contains(c)))
-            .unwrap_or(self.rest().len());
+        let length =
+            self.rest().find(|c: char| !(c.is_alphanumeric() || "-_.".contains(c))).unwrap_or(self.rest().len());
         if length == 0 {
             return Err(self.error("expected a pass or operation name"));
         }
@@ -183,7 +181,9 @@ mod tests {
 
     #[test]
     fn parses_nesting_and_options() {
-        let parsed = parse("builtin.module(flywheel-verify, canonicalize{max-iterations=2 test-convergence}, func.func(cse))").unwrap();
+        let parsed =
+            parse("builtin.module(flywheel-verify, canonicalize{max-iterations=2 test-convergence}, func.func(cse))")
+                .unwrap();
         let expected = vec![Element::Nest {
             op: "builtin.module".into(),
             elements: vec![
@@ -201,7 +201,10 @@ mod tests {
 
     #[test]
     fn empty_nest_and_malformed_text() {
-        assert_eq!(parse("builtin.module()").unwrap()[0], Element::Nest { op: "builtin.module".into(), elements: vec![] });
+        assert_eq!(
+            parse("builtin.module()").unwrap()[0],
+            Element::Nest { op: "builtin.module".into(), elements: vec![] }
+        );
         for bad in ["builtin.module(cse", "builtin.module(cse{a=1)", "builtin.module(,)", "cse) x"] {
             assert!(parse(bad).is_err(), "{bad}");
         }

@@ -12,15 +12,20 @@
 use crate::{
     atoms::{Atom, Atoms, Axis},
     hlo::{float_literal, materialize, HloBuilder},
+    operands::{
+        choose_source, dot_axes, extend_root, miss, note, note_nodes, operand_chain, role_order, same_value, Chain,
+        Follow, Miss, Operand,
+    },
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    operands::{choose_source, dot_axes, extend_root, Follow, miss, note, note_nodes, operand_chain, role_order, same_value, Chain, Miss, Operand},
-    trace::{apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT},
+    trace::{
+        apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT,
+    },
 };
 use flywheel_dialect::{
     diagnostics::emit_remark,
     layout::{Axis as Role, Layout},
-    stablehlo::{ComparisonDirection, ComparisonType, Compare, DotDimensionNumbers, DotGeneral, Iota, Reduce, Reducer},
+    stablehlo::{Compare, ComparisonDirection, ComparisonType, DotDimensionNumbers, DotGeneral, Iota, Reduce, Reducer},
 };
 use melior::{
     ir::{
@@ -115,7 +120,9 @@ fn softmax_side(tracer: &Tracer, dot: OperationRef) -> Option<usize> {
         let operand = Traced::outer(dot.operand(side).expect("dot has two operands"));
         let (values, _) = follow_layout(tracer, &operand, Through { converts: true, broadcasts: false });
         is_softmax(&operand)
-            || tracer.producer(&values[0]).is_some_and(|node| (0..node.operand_count()).any(|i| is_softmax(&node.operand(i))))
+            || tracer
+                .producer(&values[0])
+                .is_some_and(|node| (0..node.operand_count()).any(|i| is_softmax(&node.operand(i))))
     })
 }
 
@@ -276,7 +283,8 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
 
     // The softmax axis: the one the maximum and the sum reduce, broadcast back. The
     // logits may be rearranged between the maximum and the subtraction.
-    let (z_values, z_steps) = follow_layout(tracer, &subtract.operand(0), Through { converts: false, broadcasts: false });
+    let (z_values, z_steps) =
+        follow_layout(tracer, &subtract.operand(0), Through { converts: false, broadcasts: false });
     note(&mut matched, &z_values[1..]);
     let logits = z_values[0].clone();
     let logits_axes = atoms.source(&logits.shape().ok_or(Miss("dynamic shapes".into()))?);
@@ -321,7 +329,8 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     // P·V must contract the softmax axis with V's key axis.
     let p_axes = apply_layout(&mut atoms, &z_axes, &p_steps)?;
     // V is taken in the precision P·V uses: the probabilities are rounded to it.
-    let v_chain = operand_chain(tracer, &mut atoms, &pv.operand(1 - p_side), Follow { converts: false, scales: false })?;
+    let v_chain =
+        operand_chain(tracer, &mut atoms, &pv.operand(1 - p_side), Follow { converts: false, scales: false })?;
     let (p_contracted, sides) = if p_side == 0 {
         (&pv_numbers.lhs_contracting, (p_axes.as_slice(), v_chain.at_product()))
     } else {
@@ -331,11 +340,13 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         return miss("P·V does not contract the softmax axis");
     }
     let output_axes = dot_axes(&mut atoms, sides.0, sides.1, &pv_numbers)?;
-    let (root, root_axes) = extend_root(&mut atoms, dot.result(0).expect("one result").into(), output_axes, &mut matched, false)?;
+    let (root, root_axes) =
+        extend_root(&mut atoms, dot.result(0).expect("one result").into(), output_axes, &mut matched, false)?;
     let output_element = Traced::outer(root).element_type().unwrap_or_default();
 
     let (head_dim, key_atoms) = (atoms.leaves(&head_dim_axis), atoms.leaves(&max_axis));
-    let roles = assign_roles(&atoms, &q_chain, &k_chain, &v_chain, &head_dim, &key_atoms, &logits_info.masks, &root_axes)?;
+    let roles =
+        assign_roles(&atoms, &q_chain, &k_chain, &v_chain, &head_dim, &key_atoms, &logits_info.masks, &root_axes)?;
     let groups = |side: Side| -> Vec<Vec<Atom>> { Role::ALL.iter().map(|&role| roles.of(side, role)).collect() };
     let q = choose_source(&atoms, &groups(Side::Query), &q_chain, "Q")?;
     let k = choose_source(&atoms, &groups(Side::Key), &k_chain, "K")?;
@@ -363,7 +374,21 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     let layout = role_order(&atoms, &q_roles, &q)
         .and_then(|order| Layout::from_order([order[0], order[1], order[2], order[3]]))
         .unwrap_or(Layout::BTNH);
-    Ok(Found { atoms, roles, q, k, v, logits: logits_info, causal, window, layout, root, root_axes, output_element, matched })
+    Ok(Found {
+        atoms,
+        roles,
+        q,
+        k,
+        v,
+        logits: logits_info,
+        causal,
+        window,
+        layout,
+        root,
+        root_axes,
+        output_element,
+        matched,
+    })
 }
 
 fn dimension_numbers(op: OperationRef) -> Result<DotDimensionNumbers, Miss> {
@@ -388,19 +413,28 @@ fn reduction<'c, 'a>(
     if reducer == Reducer::Maximum {
         source = strip_max_guards(tracer, &source, matched);
     }
-    let node = tracer.producer_named(&source, Reduce::NAME).ok_or(Miss(format!("the softmax {what} is not a reduce")))?;
+    let node =
+        tracer.producer_named(&source, Reduce::NAME).ok_or(Miss(format!("the softmax {what} is not a reduce")))?;
     note_nodes(matched, &[&node]);
     let reduce = Reduce::from_operation(node.op).expect("a reduce");
     let dimensions = reduce.dimensions().map_err(|error| Miss(error.to_string()))?;
     let init = tracer.splat(&node.operand(1));
     let expected_init = if reducer == Reducer::Maximum { f64::NEG_INFINITY } else { 0.0 };
-    if reduce.input_count() != 1 || reduce.reducer() != Some(reducer) || dimensions.len() != 1 || init != Some(expected_init) {
+    if reduce.input_count() != 1
+        || reduce.reducer() != Some(reducer)
+        || dimensions.len() != 1
+        || init != Some(expected_init)
+    {
         return miss(format!("the softmax {what} is not a single-axis {what} reduction"));
     }
     if node.result().element_type().as_deref() != Some("f32") {
-        return miss(format!("the softmax {what} is reduced in {}, not f32", node.result().element_type().unwrap_or_default()));
+        return miss(format!(
+            "the softmax {what} is reduced in {}, not f32",
+            node.result().element_type().unwrap_or_default()
+        ));
     }
-    let (input_values, input_steps) = follow_layout(tracer, &node.operand(0), Through { converts: false, broadcasts: false });
+    let (input_values, input_steps) =
+        follow_layout(tracer, &node.operand(0), Through { converts: false, broadcasts: false });
     if !same_value(&input_values[0], base) {
         return miss(format!("the softmax {what} is not taken over the same logits"));
     }
@@ -416,7 +450,11 @@ fn reduction<'c, 'a>(
 /// Strips `maximum(-inf, m)` (JAX's `initial=-inf`) and `select(is_finite(m), m, 0)`
 /// (its guard against all -inf rows): for finite rows both give `m`, and an all -inf row
 /// is NaN either way.
-fn strip_max_guards<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, matched: &mut Vec<OperationRef<'c, 'a>>) -> Traced<'c, 'a> {
+fn strip_max_guards<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+    matched: &mut Vec<OperationRef<'c, 'a>>,
+) -> Traced<'c, 'a> {
     let mut value = value.clone();
     loop {
         let Some(node) = tracer.producer(&value) else { return value };
@@ -443,7 +481,13 @@ fn strip_max_guards<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, mat
 
 /// Checks a reduction broadcast back onto the logits: the softmax axis is broadcast, the
 /// others line up with the logits' axes.
-fn broadcast_back(atoms: &Atoms, back: &[Axis], logits: &[Axis], softmax_axis: &[Atom], what: &str) -> Result<(), Miss> {
+fn broadcast_back(
+    atoms: &Atoms,
+    back: &[Axis],
+    logits: &[Axis],
+    softmax_axis: &[Atom],
+    what: &str,
+) -> Result<(), Miss> {
     let fits = back.len() == logits.len()
         && back.iter().zip(logits).all(|(b, z)| {
             if atoms.same(z, softmax_axis) {
@@ -506,7 +550,10 @@ fn logits_chain<'c, 'a>(
                 }
             }
             "stablehlo.add" => {
-                let (scores, bias) = match (reaches_product(tracer, &node.operand(0), 16), reaches_product(tracer, &node.operand(1), 16)) {
+                let (scores, bias) = match (
+                    reaches_product(tracer, &node.operand(0), 16),
+                    reaches_product(tracer, &node.operand(1), 16),
+                ) {
                     (true, false) => (0, 1),
                     (false, true) => (1, 0),
                     _ => return miss("an add on the logits is not a bias"),
@@ -690,7 +737,13 @@ fn layout_input_axes(atoms: &mut Atoms, node: &Node, output_axes: &[Axis]) -> Re
         LayoutStep::BroadcastInDim { dimensions, .. } => dimensions
             .iter()
             .zip(&input_shape)
-            .map(|(&d, &size)| if atoms.axis_size(&output_axes[d as usize]) == size { output_axes[d as usize].clone() } else { Vec::new() })
+            .map(|(&d, &size)| {
+                if atoms.axis_size(&output_axes[d as usize]) == size {
+                    output_axes[d as usize].clone()
+                } else {
+                    Vec::new()
+                }
+            })
             .collect(),
         LayoutStep::Convert => output_axes.to_vec(),
     })
@@ -709,10 +762,13 @@ fn affine(tracer: &Tracer, atoms: &mut Atoms, value: &Traced, axes: &[Axis]) -> 
             let input_axes = layout_input_axes(atoms, &node, axes).ok()?;
             affine(tracer, atoms, &node.operand(0), &input_axes)
         }
-        "stablehlo.add" => Some(affine(tracer, atoms, &node.operand(0), axes)?.plus(affine(tracer, atoms, &node.operand(1), axes)?)),
-        "stablehlo.subtract" => {
-            Some(affine(tracer, atoms, &node.operand(0), axes)?.plus(affine(tracer, atoms, &node.operand(1), axes)?.scaled(-1)))
+        "stablehlo.add" => {
+            Some(affine(tracer, atoms, &node.operand(0), axes)?.plus(affine(tracer, atoms, &node.operand(1), axes)?))
         }
+        "stablehlo.subtract" => Some(
+            affine(tracer, atoms, &node.operand(0), axes)?
+                .plus(affine(tracer, atoms, &node.operand(1), axes)?.scaled(-1)),
+        ),
         _ => None,
     }
 }
@@ -773,13 +829,21 @@ fn assign_roles(
     }
     // The query positions: Q's own axis that the masks compare with key positions, else
     // the one in K's key-axis position, else the first.
-    let mask_rows: Vec<Vec<Atom>> =
-        masks.constraints.iter().flat_map(|c| c.terms.iter().map(|(term, _)| atoms.leaves(term))).filter(|t| t != key).collect();
+    let mask_rows: Vec<Vec<Atom>> = masks
+        .constraints
+        .iter()
+        .flat_map(|c| c.terms.iter().map(|(term, _)| atoms.leaves(term)))
+        .filter(|t| t != key)
+        .collect();
     let key_position = k.axes[0].iter().position(|axis| atoms.leaves(axis) == key);
     let query_index = rows
         .iter()
         .position(|row| mask_rows.contains(row))
-        .or_else(|| key_position.and_then(|p| rows.iter().position(|row| q.axes[0].get(p).is_some_and(|axis| &atoms.leaves(axis) == row))))
+        .or_else(|| {
+            key_position.and_then(|p| {
+                rows.iter().position(|row| q.axes[0].get(p).is_some_and(|axis| &atoms.leaves(axis) == row))
+            })
+        })
         .unwrap_or(0);
     if rows.is_empty() || rows.len() > 2 || (rows.len() == 2 && heads.is_some()) {
         return miss("Q's query positions cannot be told from its head groups");
@@ -795,7 +859,8 @@ fn assign_roles(
         _ => return miss("Q has more batch-like axes than batch and heads"),
     };
     let roles = Roles { batch, kv_heads, group, query, key: key.to_vec(), head_dim: head_dim.to_vec(), value_dim };
-    let known: Vec<Atom> = [roles.batch.clone(), roles.q_heads(), roles.query.clone(), roles.value_dim.clone()].concat();
+    let known: Vec<Atom> =
+        [roles.batch.clone(), roles.q_heads(), roles.query.clone(), roles.value_dim.clone()].concat();
     if !data(output).iter().all(|a| known.contains(a)) || data(output).len() != known.len() {
         return miss("the output's axes are not batch, query, heads and value dimension");
     }
@@ -807,7 +872,12 @@ fn assign_roles(
 }
 
 /// The `causal` and `window` attributes the position constraints amount to.
-fn window_attributes(atoms: &Atoms, roles: &Roles, masks: &Masks, (queries, keys): (i64, i64)) -> Result<(bool, Option<(i64, i64)>), Miss> {
+fn window_attributes(
+    atoms: &Atoms,
+    roles: &Roles,
+    masks: &Masks,
+    (queries, keys): (i64, i64),
+) -> Result<(bool, Option<(i64, i64)>), Miss> {
     let (mut left, mut right): (Option<i64>, Option<i64>) = (None, None);
     for constraint in &masks.constraints {
         let (mut i, mut j) = (0, 0);
@@ -849,9 +919,11 @@ fn window_attributes(atoms: &Atoms, roles: &Roles, masks: &Masks, (queries, keys
 // ---- rewriting -----------------------------------------------------------------------
 
 fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) {
-    let anchor = melior::ir::operation::OperationResult::try_from(found.root).expect("the root is an op result").owner();
+    let anchor =
+        melior::ir::operation::OperationResult::try_from(found.root).expect("the root is an op result").owner();
     let builder = HloBuilder::before(anchor);
-    let Found { atoms, roles, q, k, v, logits, causal, window, layout, root, root_axes, output_element, matched } = found;
+    let Found { atoms, roles, q, k, v, logits, causal, window, layout, root, root_axes, output_element, matched } =
+        found;
     let order = layout.order();
     let target = |side: Side| -> Vec<Axis> { order.iter().map(|&role| roles.of(side, role)).collect() };
     let operand = |operand: &Operand<'c, 'a>, side: Side| -> Value<'c, 'a> {
@@ -894,7 +966,8 @@ fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) {
     if let Some(cap) = logits.soft_cap {
         attributes.push(("logit_soft_cap", format!("{} : f32", float_literal(f64::from(cap as f32)))));
     }
-    let operands: Vec<Value> = [Some(q_value), Some(k_value), Some(v_value), mask, bias].into_iter().flatten().collect();
+    let operands: Vec<Value> =
+        [Some(q_value), Some(k_value), Some(v_value), mask, bias].into_iter().flatten().collect();
     let segments = format!("array<i32: 1, 1, 1, {}, {}, 0, 0>", u8::from(mask.is_some()), u8::from(bias.is_some()));
     attributes.push(("operandSegmentSizes", segments));
     let output = builder.op("flywheel.attention", &operands, &[(&output_shape, &output_element)], &attributes)[0];

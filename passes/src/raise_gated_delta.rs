@@ -14,7 +14,9 @@
 use crate::{
     atoms::{Atom, Atoms, Axis},
     hlo::{float_literal, materialize, HloBuilder},
-    operands::{choose_source, dot_axes, extend_root, pair_all, Follow, miss, operand_chain, role_order, Miss, Operand},
+    operands::{
+        choose_source, dot_axes, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
+    },
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
     trace::{apply_layout, erase_dead, follow_layout, last_operation, Node, Through, Traced, Tracer},
@@ -22,7 +24,7 @@ use crate::{
 use flywheel_dialect::{
     diagnostics::emit_remark,
     layout::{Axis as Role, Layout},
-    stablehlo::{ComparisonDirection, Compare, DotGeneral},
+    stablehlo::{Compare, ComparisonDirection, DotGeneral},
 };
 use melior::{
     ir::{
@@ -145,7 +147,8 @@ fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>) -> Optio
     let init = Traced::outer(op.operand(counter).ok()?);
     let increment = tracer.producer_named(&Traced::outer(returned[counter]), "stablehlo.add")?;
     let counts_up = (0..2).any(|side| {
-        tracer.resolve(&increment.operand(side)).value == body_arguments[counter] && tracer.splat(&increment.operand(1 - side)) == Some(1.0)
+        tracer.resolve(&increment.operand(side)).value == body_arguments[counter]
+            && tracer.splat(&increment.operand(1 - side)) == Some(1.0)
     });
     if tracer.splat(&init) != Some(0.0) || !counts_up {
         return None;
@@ -166,7 +169,8 @@ impl<'c, 'a> Scan<'c, 'a> {
         let sizes = DenseI64ArrayAttribute::try_from(slice.op.attribute("slice_sizes").ok()?).ok()?;
         let shape = slice.operand(0).shape()?;
         let one_row = sizes.element(0).ok()? == 1 && (1..shape.len()).all(|i| sizes.element(i).ok() == Some(shape[i]));
-        (self.invariant[sequence] && at_step && rest_zero && one_row && reshape.result().shape()? == shape[1..]).then_some(sequence)
+        (self.invariant[sequence] && at_step && rest_zero && one_row && reshape.result().shape()? == shape[1..])
+            .then_some(sequence)
     }
 }
 
@@ -206,7 +210,11 @@ pub(crate) struct Body<'c, 'a> {
 
 /// The loop as a whole: which carried value is the state and which the output, and the
 /// body as either form of the rule.
-fn match_recurrence<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, scan: &Scan<'c, 'a>) -> Result<Found<'c, 'a>, Miss> {
+fn match_recurrence<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    scan: &Scan<'c, 'a>,
+) -> Result<Found<'c, 'a>, Miss> {
     let carried: Vec<usize> = (0..scan.returned.len()).filter(|&i| i != scan.counter && !scan.invariant[i]).collect();
     let [first, second] = carried.as_slice() else {
         return miss("the loop carries more than a state and an output");
@@ -262,11 +270,17 @@ pub(crate) struct Loop<'s, 'c, 'a> {
 
 /// The per-token body: S1 = exp(g_t) S, u = beta_t (v_t - S1ᵀ k_t), S2 = S1 + k_t uᵀ,
 /// o_t = S2ᵀ q_t.
-fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, atoms: &mut Atoms, axes: &[Vec<Axis>]) -> Result<Body<'c, 'a>, Miss> {
+fn per_token_body<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    loop_view: &Loop<'_, 'c, 'a>,
+    atoms: &mut Atoms,
+    axes: &[Vec<Axis>],
+) -> Result<Body<'c, 'a>, Miss> {
     let Loop { op, scan, state, output, update } = loop_view;
     let (op, state, output) = (*op, *state, *output);
     // The readout: o_t = S2ᵀ q_t, written at the step.
-    let (row_values, row_steps) = follow_layout(tracer, &update.operand(1), Through { converts: false, broadcasts: true });
+    let (row_values, row_steps) =
+        follow_layout(tracer, &update.operand(1), Through { converts: false, broadcasts: true });
     let readout = product(tracer, &row_values[0], "the output row is not a product of the state and q")?;
     let (new_state_side, q_side) = state_and_vector(tracer, &readout, scan.returned[state])
         .ok_or(Miss("the output row is not read from the updated state".into()))?;
@@ -285,19 +299,25 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
         .producer_named(&Traced::outer(scan.returned[state]), "stablehlo.add")
         .ok_or(Miss("the state update is not S + k uᵀ".into()))?;
     let decayed_side = (0..2)
-        .find(|&side| tracer.producer_named(&add.operand(side), "stablehlo.multiply").is_some_and(|m| decays(tracer, scan, &m, state)))
+        .find(|&side| {
+            tracer
+                .producer_named(&add.operand(side), "stablehlo.multiply")
+                .is_some_and(|m| decays(tracer, scan, &m, state))
+        })
         .ok_or(Miss("the state is not decayed by exp(g) before the update".into()))?;
     let decayed = add.operand(decayed_side);
     let decay = tracer.producer(&decayed).expect("checked");
     let gate_side = (0..2).find(|&side| decay.operand(side).value != scan.body_arguments[state]).expect("one side");
-    let (gate_values, gate_steps) = follow_layout(tracer, &decay.operand(gate_side), Through { converts: false, broadcasts: true });
+    let (gate_values, gate_steps) =
+        follow_layout(tracer, &decay.operand(gate_side), Through { converts: false, broadcasts: true });
     let exponential = tracer.producer_named(&gate_values[0], "stablehlo.exponential").expect("checked by decays");
     let g = read_slice(tracer, scan, atoms, axes, &exponential.operand(0))?;
     let gate_axes = apply_layout(atoms, &g.axes, &gate_steps)?;
     pair_all(atoms, &gate_axes, &axes[state])?;
 
     let outer = product(tracer, &add.operand(1 - decayed_side), "the state update is not S + k uᵀ")?;
-    let numbers = DotGeneral::from_operation(outer.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
+    let numbers =
+        DotGeneral::from_operation(outer.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
     if !numbers.lhs_contracting.is_empty() {
         return miss("the state update is not an outer product k uᵀ");
     }
@@ -309,18 +329,25 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
         }
     })?;
     let written = outer.operand(1);
-    let multiply = tracer.producer_named(&written, "stablehlo.multiply").ok_or(Miss("the update is not scaled by beta".into()))?;
+    let multiply =
+        tracer.producer_named(&written, "stablehlo.multiply").ok_or(Miss("the update is not scaled by beta".into()))?;
     let (beta, difference) = (0..2)
         .find_map(|side| {
-            let (values, _) = follow_layout(tracer, &multiply.operand(side), Through { converts: false, broadcasts: true });
-            values.iter().any(|v| scan.sliced(tracer, v).is_some()).then(|| (multiply.operand(side), multiply.operand(1 - side)))
+            let (values, _) =
+                follow_layout(tracer, &multiply.operand(side), Through { converts: false, broadcasts: true });
+            values
+                .iter()
+                .any(|v| scan.sliced(tracer, v).is_some())
+                .then(|| (multiply.operand(side), multiply.operand(1 - side)))
         })
         .ok_or(Miss("the update is not scaled by beta".into()))?;
-    let subtract = tracer.producer_named(&difference, "stablehlo.subtract").ok_or(Miss("the update does not subtract the state's prediction (no delta rule)".into()))?;
+    let subtract = tracer
+        .producer_named(&difference, "stablehlo.subtract")
+        .ok_or(Miss("the update does not subtract the state's prediction (no delta rule)".into()))?;
     let v = read_slice(tracer, scan, atoms, axes, &subtract.operand(0))?;
     let prediction = product(tracer, &subtract.operand(1), "the delta rule does not subtract Sᵀ k")?;
-    let (prediction_state_side, prediction_key_side) =
-        state_and_vector(tracer, &prediction, decayed.value).ok_or(Miss("the prediction is not read from the decayed state".into()))?;
+    let (prediction_state_side, prediction_key_side) = state_and_vector(tracer, &prediction, decayed.value)
+        .ok_or(Miss("the prediction is not read from the decayed state".into()))?;
     let k_again = read_slice(tracer, scan, atoms, axes, &prediction.operand(prediction_key_side))?;
     if k_again.sequence != k.sequence {
         return miss("the prediction and the outer product use different keys");
@@ -340,21 +367,21 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
         atoms.unify(&axes[sequence][0], &time)?;
     }
     // Roles: the key dim is what k_t and q_t contract with the state; the value dim is v's.
-    let leaves = |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
+    let leaves =
+        |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
     let state_roles = leaves(atoms, &axes[state]);
     let key_dim = atoms.leaves(k.axes.last().expect("k has axes"));
     let value_dim = atoms.leaves(v.axes.last().expect("v has axes"));
-    let batch_like: Vec<Vec<Atom>> = state_roles.iter().filter(|r| **r != key_dim && **r != value_dim).cloned().collect();
+    let batch_like: Vec<Vec<Atom>> =
+        state_roles.iter().filter(|r| **r != key_dim && **r != value_dim).cloned().collect();
     let all: Vec<Atom> = state_roles.concat();
     let distinct = all.iter().enumerate().all(|(i, a)| !all[..i].contains(a));
     if key_dim.is_empty() || value_dim.is_empty() || batch_like.len() != 2 || !distinct || key_dim == value_dim {
         return miss("the body's products do not form the gated delta rule (state, key and value axes do not line up)");
     }
-    for (name, slice, expected) in [
-        ("q", &q, vec![key_dim.clone()]),
-        ("k", &k, vec![key_dim.clone()]),
-        ("v", &v, vec![value_dim.clone()]),
-    ] {
+    for (name, slice, expected) in
+        [("q", &q, vec![key_dim.clone()]), ("k", &k, vec![key_dim.clone()]), ("v", &v, vec![value_dim.clone()])]
+    {
         let slice_leaves = leaves(atoms, &slice.axes);
         if slice_leaves.last() != expected.last() || slice_leaves.len() != 3 {
             return miss(format!("{name} does not enter the rule along its last axis"));
@@ -376,11 +403,19 @@ fn per_token_body<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>,
 
 /// Ties the body's inputs to their sources outside the loop and reads the op's operands,
 /// layout and result.
-fn finish<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, mut atoms: Atoms, axes: Vec<Vec<Axis>>, body: Body<'c, 'a>) -> Result<Found<'c, 'a>, Miss> {
+fn finish<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    loop_view: &Loop<'_, 'c, 'a>,
+    mut atoms: Atoms,
+    axes: Vec<Vec<Axis>>,
+    body: Body<'c, 'a>,
+) -> Result<Found<'c, 'a>, Miss> {
     let Loop { op, state, output, .. } = *loop_view;
-    let leaves = |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
+    let leaves =
+        |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
     let (key_dim, value_dim) = (atoms.leaves(&body.key_dim), atoms.leaves(&body.value_dim));
-    let batch_like: Vec<Vec<Atom>> = leaves(&atoms, &axes[state]).into_iter().filter(|r| *r != key_dim && *r != value_dim).collect();
+    let batch_like: Vec<Vec<Atom>> =
+        leaves(&atoms, &axes[state]).into_iter().filter(|r| *r != key_dim && *r != value_dim).collect();
     if batch_like.len() != 2 {
         return miss("the state is not [batch, heads, key dim, value dim]");
     }
@@ -394,11 +429,12 @@ fn finish<'c, 'a>(tracer: &Tracer<'c, 'a>, loop_view: &Loop<'_, 'c, 'a>, mut ato
     }
     let q_source_order: Vec<Vec<Atom>> = chains[0].axes[0].iter().map(|axis| atoms.leaves(axis)).collect();
     let position = |role: &Vec<Atom>| q_source_order.iter().position(|axis| axis == role).unwrap_or(usize::MAX);
-    let (batch, heads) = if position(&atoms.leaves(&batch_like[0].clone())) <= position(&atoms.leaves(&batch_like[1].clone())) {
-        (batch_like[0].clone(), batch_like[1].clone())
-    } else {
-        (batch_like[1].clone(), batch_like[0].clone())
-    };
+    let (batch, heads) =
+        if position(&atoms.leaves(&batch_like[0].clone())) <= position(&atoms.leaves(&batch_like[1].clone())) {
+            (batch_like[0].clone(), batch_like[1].clone())
+        } else {
+            (batch_like[1].clone(), batch_like[0].clone())
+        };
     // Tying in the sources may have merged atoms: read every role afresh.
     let (time, batch, heads) = (atoms.leaves(&body.time), atoms.leaves(&batch), atoms.leaves(&heads));
     let (key_dim, value_dim) = (atoms.leaves(&key_dim), atoms.leaves(&value_dim));
@@ -472,8 +508,10 @@ fn state_and_vector(tracer: &Tracer, dot: &Node, state: Value) -> Option<(usize,
 /// Whether `multiply` is `S * broadcast(exp(..))` on the state argument.
 fn decays(tracer: &Tracer, scan: &Scan, multiply: &Node, state: usize) -> bool {
     (0..2).any(|side| {
-        let (values, _) = follow_layout(tracer, &multiply.operand(1 - side), Through { converts: false, broadcasts: true });
-        multiply.operand(side).value == scan.body_arguments[state] && tracer.producer_named(&values[0], "stablehlo.exponential").is_some()
+        let (values, _) =
+            follow_layout(tracer, &multiply.operand(1 - side), Through { converts: false, broadcasts: true });
+        multiply.operand(side).value == scan.body_arguments[state]
+            && tracer.producer_named(&values[0], "stablehlo.exponential").is_some()
     })
 }
 
@@ -504,8 +542,15 @@ pub(crate) fn read_slice<'c, 'a>(
 
 /// The axes of a state product `dot` (state on `state_side`, a vector on the other),
 /// which contracts exactly one axis.
-fn dot(atoms: &mut Atoms, dot: &Node, state_side: usize, state_axes: &[Axis], vector_axes: &[Axis]) -> Result<Vec<Axis>, Miss> {
-    let numbers = DotGeneral::from_operation(dot.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
+fn dot(
+    atoms: &mut Atoms,
+    dot: &Node,
+    state_side: usize,
+    state_axes: &[Axis],
+    vector_axes: &[Axis],
+) -> Result<Vec<Axis>, Miss> {
+    let numbers =
+        DotGeneral::from_operation(dot.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
     if numbers.lhs_contracting.len() != 1 {
         return miss("a state product contracts more or less than one axis");
     }
@@ -518,7 +563,25 @@ fn dot(atoms: &mut Atoms, dot: &Node, state_side: usize, state_axes: &[Axis], ve
 fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, found: Found<'c, 'a>, chunk_size: i64) {
     let anchor = op;
     let builder = HloBuilder::before(anchor);
-    let Found { atoms, state, axes, batch, heads, time, key_dim, value_dim, operands, initial_state, scale, layout, root, root_axes, root_element, matched, chunk } = found;
+    let Found {
+        atoms,
+        state,
+        axes,
+        batch,
+        heads,
+        time,
+        key_dim,
+        value_dim,
+        operands,
+        initial_state,
+        scale,
+        layout,
+        root,
+        root_axes,
+        root_element,
+        matched,
+        chunk,
+    } = found;
     // A chunked program keeps its own chunk length.
     let chunk_size = chunk.unwrap_or(chunk_size);
     let order = layout.order();

@@ -3,7 +3,10 @@
 use crate::options::{OptionSpec, PassOptions};
 use flywheel_dialect::diagnostics::emit_error;
 use melior::{
-    ir::{operation::{OperationLike, OperationRef}, r#type::TypeId},
+    ir::{
+        operation::{OperationLike, OperationRef},
+        r#type::TypeId,
+    },
     pass::{create_external, ExternalPass, Pass},
 };
 
@@ -20,8 +23,8 @@ pub struct PassInfo {
 impl PassInfo {
     /// Parses `options` (MLIR's `key=value ...` syntax) and creates the pass.
     pub fn instantiate(&self, options: &str) -> Result<Pass, String> {
-        let options = PassOptions::parse(self.options, options)
-            .map_err(|message| format!("pass '{}': {message}", self.name))?;
+        let options =
+            PassOptions::parse(self.options, options).map_err(|message| format!("pass '{}': {message}", self.name))?;
         Ok((self.create)(&options))
     }
 }
@@ -39,7 +42,8 @@ pub struct PipelineInfo {
 impl PipelineInfo {
     /// Parses `options` and expands the pipeline.
     pub fn expand_with(&self, options: &str) -> Result<String, String> {
-        let options = PassOptions::parse(self.options, options).map_err(|message| format!("pipeline '{}': {message}", self.name))?;
+        let options = PassOptions::parse(self.options, options)
+            .map_err(|message| format!("pipeline '{}': {message}", self.name))?;
         Ok((self.expand)(&options))
     }
 }
@@ -56,7 +60,19 @@ pub fn find_pipeline(name: &str) -> Option<&'static PipelineInfo> {
 
 /// Every FlyWheel pass, in pipeline order.
 pub fn passes() -> &'static [PassInfo] {
-    static PASSES: &[PassInfo] = &[crate::verify::PASS, crate::raise_attention::PASS, crate::raise_gated_delta::PASS, crate::shard::PASS, crate::layout::PASS, crate::software_pipeline::PASS, crate::tile::PASS, crate::exp_softmax::PASS, crate::tri_inverse::PASS, crate::lower_to_mosaic::PASS, crate::lower_to_stablehlo::PASS];
+    static PASSES: &[PassInfo] = &[
+        crate::verify::PASS,
+        crate::raise_attention::PASS,
+        crate::raise_gated_delta::PASS,
+        crate::shard::PASS,
+        crate::layout::PASS,
+        crate::software_pipeline::PASS,
+        crate::tile::PASS,
+        crate::exp_softmax::PASS,
+        crate::tri_inverse::PASS,
+        crate::lower_to_mosaic::PASS,
+        crate::lower_to_stablehlo::PASS,
+    ];
     PASSES
 }
 
@@ -76,13 +92,26 @@ pub enum Anchor {
 
 /// An MLIR pass for `info` running `body` on each op it is scheduled on; `body` returning
 /// false, or panicking, fails the pass (see `run_guarded`).
-pub fn external_pass(info: &PassInfo, id: &'static PassId, anchor: Anchor, body: impl Fn(OperationRef) -> bool + Clone) -> Pass {
+pub fn external_pass(
+    info: &PassInfo,
+    id: &'static PassId,
+    anchor: Anchor,
+    body: impl Fn(OperationRef) -> bool + Clone,
+) -> Pass {
     let name = info.name;
     let anchor = match anchor {
         Anchor::Any => "",
         Anchor::Module => "builtin.module",
     };
-    create_external(move |op: OperationRef, pass: ExternalPass| run_guarded(name, op, pass, || body(op)), TypeId::create(id), name, name, info.summary, anchor, &[])
+    create_external(
+        move |op: OperationRef, pass: ExternalPass| run_guarded(name, op, pass, || body(op)),
+        TypeId::create(id),
+        name,
+        name,
+        info.summary,
+        anchor,
+        &[],
+    )
 }
 
 /// Runs a pass body on `op`, failing the pass if it reports failure or panics. A panic
@@ -93,7 +122,10 @@ pub fn run_guarded(name: &str, op: OperationRef, pass: ExternalPass, body: impl 
         Ok(true) => {}
         Ok(false) => pass.signal_failure(),
         Err(_) => {
-            emit_error(op.location(), &format!("internal error in {name} (the panic message is above); please report it"));
+            emit_error(
+                op.location(),
+                &format!("internal error in {name} (the panic message is above); please report it"),
+            );
             pass.signal_failure();
         }
     }

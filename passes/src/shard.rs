@@ -40,7 +40,12 @@ use melior::{
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each region made, and on each op left unpartitioned" }];
+const OPTIONS: &[OptionSpec] = &[OptionSpec {
+    name: "remarks",
+    kind: OptionKind::Bool,
+    default: "false",
+    help: "Remark on each region made, and on each op left unpartitioned",
+}];
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-shard",
@@ -82,7 +87,10 @@ pub fn shard(module: OperationRef, remarks: bool) -> bool {
         let op = unsafe { OperationRef::from_raw(raw) };
         if meshes.is_empty() {
             if remarks {
-                emit_remark(op.location(), "not partitioned by flywheel-shard: the program is partitioned without Shardy (no sdy.mesh)");
+                emit_remark(
+                    op.location(),
+                    "not partitioned by flywheel-shard: the program is partitioned without Shardy (no sdy.mesh)",
+                );
             }
             continue;
         }
@@ -118,7 +126,9 @@ pub fn kernel_placement(op: OperationRef) -> Result<(), String> {
     if partitions <= 1 {
         return Ok(());
     }
-    let not_manual = |why: String| Err(format!("the program is partitioned over {partitions} chips and {why}; XLA cannot partition a kernel (flywheel-shard makes manual regions in Shardy programs)"));
+    let not_manual = |why: String| {
+        Err(format!("the program is partitioned over {partitions} chips and {why}; XLA cannot partition a kernel (flywheel-shard makes manual regions in Shardy programs)"))
+    };
     let meshes = match meshes(module) {
         Ok(meshes) if !meshes.is_empty() => meshes,
         _ => return not_manual("it has no Shardy mesh".into()),
@@ -132,7 +142,11 @@ pub fn kernel_placement(op: OperationRef) -> Result<(), String> {
 
 /// `mhlo.num_partitions` of the module (1 when absent).
 fn partitions(module: OperationRef) -> i64 {
-    module.attribute("mhlo.num_partitions").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map_or(1, |a| a.value())
+    module
+        .attribute("mhlo.num_partitions")
+        .ok()
+        .and_then(|a| IntegerAttribute::try_from(a).ok())
+        .map_or(1, |a| a.value())
 }
 
 /// The `sdy.mesh` ops of `module`, or the location and reason of one that cannot be read.
@@ -143,11 +157,22 @@ fn meshes<'c>(module: OperationRef<'c, '_>) -> Result<Vec<Mesh>, (Location<'c>, 
         if op.name().as_string_ref().as_str() != Ok("sdy.mesh") {
             continue;
         }
-        let name = op.attribute("sym_name").ok().and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+        let name = op
+            .attribute("sym_name")
+            .ok()
+            .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
+            .map(|s| s.value().to_owned());
         let text = op.attribute("mesh").map(|a| a.to_string()).unwrap_or_default();
         match (name, parse_mesh_axes(&text)) {
             (Some(name), Some(axes)) => meshes.push(Mesh { name, axes }),
-            _ => return Err((op.location(), format!("cannot read the sdy.mesh {text:?} (expected #sdy.mesh<[\"axis\"=size, ...]> and a sym_name)"))),
+            _ => {
+                return Err((
+                    op.location(),
+                    format!(
+                        "cannot read the sdy.mesh {text:?} (expected #sdy.mesh<[\"axis\"=size, ...]> and a sym_name)"
+                    ),
+                ))
+            }
         }
     }
     Ok(meshes)
@@ -184,14 +209,21 @@ fn free_axes(op: OperationRef, meshes: &[Mesh]) -> Result<(Mesh, Vec<(String, i6
         if region_op.name().as_string_ref().as_str() == Ok(MANUAL_COMPUTATION) {
             manual.extend(region_op.attribute("manual_axes").map(|a| quoted_names(&a.to_string())).unwrap_or_default());
             let shardings = region_op.attribute("in_shardings").map(|a| a.to_string()).unwrap_or_default();
-            mesh_name = mesh_name.or_else(|| shardings.split_once("<@").and_then(|(_, rest)| rest.split([',', '>']).next()).map(str::to_owned));
+            mesh_name = mesh_name.or_else(|| {
+                shardings.split_once("<@").and_then(|(_, rest)| rest.split([',', '>']).next()).map(str::to_owned)
+            });
         }
         parent = region_op.parent_operation();
     }
     let mesh = match mesh_name {
-        Some(name) => meshes.iter().find(|mesh| mesh.name == name).ok_or(format!("its manual region names mesh @{name}, which the module does not define"))?,
+        Some(name) => meshes
+            .iter()
+            .find(|mesh| mesh.name == name)
+            .ok_or(format!("its manual region names mesh @{name}, which the module does not define"))?,
         None if meshes.len() == 1 => &meshes[0],
-        None => return Err(format!("the module has {} meshes and the op is in no manual region naming one", meshes.len())),
+        None => {
+            return Err(format!("the module has {} meshes and the op is in no manual region naming one", meshes.len()))
+        }
     };
     let free = mesh.axes.iter().filter(|(name, size)| *size > 1 && !manual.contains(name)).cloned().collect();
     Ok((mesh.clone(), free))
@@ -225,7 +257,8 @@ struct Partitionable {
 const KEY_OPERAND: usize = 1;
 
 fn partitionable(op: OperationRef) -> Result<Partitionable, String> {
-    let in_layout = |layout: Layout| Split { batch: Some(layout.position(Role::Batch)), heads: Some(layout.position(Role::Heads)) };
+    let in_layout =
+        |layout: Layout| Split { batch: Some(layout.position(Role::Batch)), heads: Some(layout.position(Role::Heads)) };
     // Masks and biases broadcast a size-1 batch or head dimension, which stays whole.
     let broadcastable = |value: Value| {
         let d = shape(value.r#type()).unwrap_or_default();
@@ -233,16 +266,31 @@ fn partitionable(op: OperationRef) -> Result<Partitionable, String> {
     };
     if let Some(attention) = AttentionOp::from_operation(op) {
         let layout = attention.layout().map_err(|error| error.to_string())?;
-        let operands = [attention.q(), attention.k(), attention.v()].into_iter().flatten().map(|_| in_layout(layout))
+        let operands = [attention.q(), attention.k(), attention.v()]
+            .into_iter()
+            .flatten()
+            .map(|_| in_layout(layout))
             .chain(attention.mask().map(broadcastable))
             .chain(attention.bias().map(broadcastable))
-            .chain([attention.q_segment_ids(), attention.kv_segment_ids()].into_iter().flatten().map(|_| Split { batch: Some(0), heads: None }))
+            .chain(
+                [attention.q_segment_ids(), attention.kv_segment_ids()]
+                    .into_iter()
+                    .flatten()
+                    .map(|_| Split { batch: Some(0), heads: None }),
+            )
             .collect();
-        return Ok(Partitionable { operands, results: vec![in_layout(layout)], head_attributes: &["q_heads", "kv_heads"] });
+        return Ok(Partitionable {
+            operands,
+            results: vec![in_layout(layout)],
+            head_attributes: &["q_heads", "kv_heads"],
+        });
     }
     let gated_delta = GatedDeltaOp::from_operation(op).ok_or("it is not attention or Gated DeltaNet")?;
     let layout = gated_delta.layout().map_err(|error| error.to_string())?;
-    let gate = Split { batch: Some(layout.position_without_head_dim(Role::Batch)), heads: Some(layout.position_without_head_dim(Role::Heads)) };
+    let gate = Split {
+        batch: Some(layout.position_without_head_dim(Role::Batch)),
+        heads: Some(layout.position_without_head_dim(Role::Heads)),
+    };
     let state = Split { batch: Some(0), heads: Some(1) };
     let mut operands = vec![in_layout(layout), in_layout(layout), in_layout(layout), gate, gate];
     operands.extend(gated_delta.initial_state().map(|_| state));
@@ -257,7 +305,8 @@ fn existing_sharding<'c: 'a, 'a>(mut value: Value<'c, 'a>) -> Option<Vec<Vec<Str
         if let Ok(argument) = BlockArgument::try_from(value) {
             let function = argument.owner().parent_operation()?;
             let attributes = ArrayAttribute::try_from(function.attribute("arg_attrs").ok()?).ok()?;
-            let dictionary = DictionaryAttribute::try_from(attributes.element(argument.argument_number()).ok()?).ok()?;
+            let dictionary =
+                DictionaryAttribute::try_from(attributes.element(argument.argument_number()).ok()?).ok()?;
             return Some(dimension_axes(&dictionary.element_by_name("sdy.sharding")?.to_string()));
         }
         let op = OperationResult::try_from(value).ok()?.owner();
@@ -293,8 +342,12 @@ fn wrap<'c>(op: OperationRef<'c, '_>, mesh: &Mesh, free: &[(String, i64)]) -> Re
     let (mut head_shards, mut batch_shards) = (1, 1);
     // Axes the program already splits the batch over (in k, else q or v) keep that job,
     // so Shardy need not move data at the region's boundary.
-    let existing = [KEY_OPERAND, 0, 2].into_iter().find_map(|index| existing_sharding(op.operand(index).ok()?)).unwrap_or_default();
-    let splits_batch = |name: &String| key.batch.and_then(|dim| existing.get(dim)).is_some_and(|axes| axes.contains(name));
+    let existing = [KEY_OPERAND, 0, 2]
+        .into_iter()
+        .find_map(|index| existing_sharding(op.operand(index).ok()?))
+        .unwrap_or_default();
+    let splits_batch =
+        |name: &String| key.batch.and_then(|dim| existing.get(dim)).is_some_and(|axes| axes.contains(name));
     for (name, size) in free {
         if splits_batch(name) && batch % (batch_shards * size) == 0 {
             batch_axes.push(name.clone());
@@ -339,14 +392,31 @@ fn wrap<'c>(op: OperationRef<'c, '_>, mesh: &Mesh, free: &[(String, i64)]) -> Re
     };
     let operands: Vec<Value> = op.operands().collect();
     let results: Vec<Type> = op.results().map(|result| result.r#type()).collect();
-    let in_shardings: Vec<String> = operands.iter().zip(&plan.operands).map(|(value, split)| sharding(split, shape(value.r#type()).map_or(0, |d| d.len()))).collect();
-    let out_shardings: Vec<String> = results.iter().zip(&plan.results).map(|(r#type, split)| sharding(split, shape(*r#type).map_or(0, |d| d.len()))).collect();
+    let in_shardings: Vec<String> = operands
+        .iter()
+        .zip(&plan.operands)
+        .map(|(value, split)| sharding(split, shape(value.r#type()).map_or(0, |d| d.len())))
+        .collect();
+    let out_shardings: Vec<String> = results
+        .iter()
+        .zip(&plan.results)
+        .map(|(r#type, split)| sharding(split, shape(*r#type).map_or(0, |d| d.len())))
+        .collect();
     let location = op.location();
-    let arguments = operands.iter().zip(&plan.operands).map(|(value, split)| Ok((local_type(value.r#type(), split)?, location))).collect::<Result<Vec<_>, String>>()?;
-    let local_results = results.iter().zip(&plan.results).map(|(r#type, split)| local_type(*r#type, split)).collect::<Result<Vec<_>, String>>()?;
+    let arguments = operands
+        .iter()
+        .zip(&plan.operands)
+        .map(|(value, split)| Ok((local_type(value.r#type(), split)?, location)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let local_results = results
+        .iter()
+        .zip(&plan.results)
+        .map(|(r#type, split)| local_type(*r#type, split))
+        .collect::<Result<Vec<_>, String>>()?;
 
     let body = Block::new(&arguments);
-    let block_arguments: Vec<Value> = (0..arguments.len()).map(|i| body.argument(i).expect("in range").into()).collect();
+    let block_arguments: Vec<Value> =
+        (0..arguments.len()).map(|i| body.argument(i).expect("in range").into()).collect();
     let mut inner = OperationBuilder::new(op.name().as_string_ref().as_str().map_err(|e| e.to_string())?, location)
         .add_operands(&block_arguments)
         .add_results(&local_results)
@@ -354,12 +424,22 @@ fn wrap<'c>(op: OperationRef<'c, '_>, mesh: &Mesh, free: &[(String, i64)]) -> Re
         .build()
         .map_err(|error| error.to_string())?;
     for name in plan.head_attributes {
-        let count = op.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).ok_or(format!("it has no {name}"))?.value();
+        let count = op
+            .attribute(name)
+            .ok()
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .ok_or(format!("it has no {name}"))?
+            .value();
         inner.set_attribute(name, parse(&format!("{} : i64", count / head_shards))?);
     }
     let inner = body.append_operation(inner);
     let inner_results: Vec<Value> = inner.results().map(Into::into).collect();
-    body.append_operation(OperationBuilder::new("sdy.return", location).add_operands(&inner_results).build().map_err(|error| error.to_string())?);
+    body.append_operation(
+        OperationBuilder::new("sdy.return", location)
+            .add_operands(&inner_results)
+            .build()
+            .map_err(|error| error.to_string())?,
+    );
     let region = Region::new();
     region.append_block(body);
     let mut manual = OperationBuilder::new(MANUAL_COMPUTATION, location)
@@ -376,7 +456,11 @@ fn wrap<'c>(op: OperationRef<'c, '_>, mesh: &Mesh, free: &[(String, i64)]) -> Re
     for (old, new) in op.results().zip(manual.results()) {
         unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
     }
-    let mut note = format!("partitioned over mesh @{} axes {}: heads split {head_shards} ways, batch {batch_shards} ways", mesh.name, quoted(&free_names));
+    let mut note = format!(
+        "partitioned over mesh @{} axes {}: heads split {head_shards} ways, batch {batch_shards} ways",
+        mesh.name,
+        quoted(&free_names)
+    );
     if !repeated.is_empty() {
         note += &format!("; axes {} divide neither, their chips repeat the work", quoted(&repeated));
     }
@@ -393,7 +477,10 @@ mod tests {
         assert_eq!(parse_mesh_axes("#sdy.mesh<[], device_ids=[0]>"), Some(vec![]));
         assert_eq!(parse_mesh_axes("#sdy.mesh<[\"x\"=4], device_ids=[3, 2, 1, 0]>"), Some(vec![("x".into(), 4)]));
         assert_eq!(parse_mesh_axes("#sdy.mesh<[x=4]>"), None);
-        assert_eq!(dimension_axes("#sdy.sharding<@mesh, [{}, {\"b\", \"h\"}, {?}, {\"x\", ?}p1]>"), vec![vec![], vec!["b".to_owned(), "h".to_owned()], vec![], vec!["x".to_owned()]]);
+        assert_eq!(
+            dimension_axes("#sdy.sharding<@mesh, [{}, {\"b\", \"h\"}, {?}, {\"x\", ?}p1]>"),
+            vec![vec![], vec!["b".to_owned(), "h".to_owned()], vec![], vec!["x".to_owned()]]
+        );
         assert_eq!(quoted_names("#sdy<manual_axes{\"b\", \"h\"}>"), vec!["b".to_owned(), "h".to_owned()]);
     }
 }

@@ -40,7 +40,10 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, op_name, ops_named, set_attribute, users as value_users},
+    tile_ir::{
+        block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, op_name, ops_named, set_attribute,
+        users as value_users,
+    },
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::{
@@ -167,7 +170,8 @@ fn used_values(nested: &[OperationRef]) -> Vec<mlir_sys::MlirValue> {
 /// The position (by `position_of`) of the op defining `value`, if an op of the block does.
 fn defining_position(position_of: &HashMap<*mut std::ffi::c_void, usize>, value: mlir_sys::MlirValue) -> Option<usize> {
     // SAFETY: an op result's owner is a live op.
-    let owner = unsafe { mlir_sys::mlirValueIsAOpResult(value) }.then(|| unsafe { mlir_sys::mlirOpResultGetOwner(value) })?;
+    let owner =
+        unsafe { mlir_sys::mlirValueIsAOpResult(value) }.then(|| unsafe { mlir_sys::mlirOpResultGetOwner(value) })?;
     position_of.get(&owner.ptr).copied()
 }
 
@@ -212,13 +216,24 @@ fn annotate_chunks(body: BlockRef) {
             output_written = false;
         }
         let nested = nested_ops(*op);
-        let loads_state = nested.iter().any(|inner| !is_store(*inner) && addressed(*inner).is_some_and(|m| written.contains(&(m.ptr as usize)) && read.contains(&(m.ptr as usize))));
+        let loads_state = nested.iter().any(|inner| {
+            !is_store(*inner)
+                && addressed(*inner)
+                    .is_some_and(|m| written.contains(&(m.ptr as usize)) && read.contains(&(m.ptr as usize)))
+        });
         let uses_state = loads_state || used_values(&nested).iter().any(|v| carried.contains(&(v.ptr as usize)));
         if uses_state {
             carried.extend(op.results().map(|r| Value::from(r).to_raw().ptr as usize));
         }
-        let writes = nested.iter().filter(|inner| is_store(**inner)).filter_map(|inner| addressed(*inner)).collect::<Vec<_>>();
-        let stage = if uses_state { "state" } else if writes.is_empty() { "parallel" } else { "serial" };
+        let writes =
+            nested.iter().filter(|inner| is_store(**inner)).filter_map(|inner| addressed(*inner)).collect::<Vec<_>>();
+        let stage = if uses_state {
+            "state"
+        } else if writes.is_empty() {
+            "parallel"
+        } else {
+            "serial"
+        };
         chunks.push(chunk);
         set_attribute(*op, STAGE, &format!("\"{stage}\""));
         set_attribute(*op, POSITION, &format!("{position} : i64"));
@@ -240,16 +255,20 @@ fn annotate_chunks(body: BlockRef) {
 /// of the chunk `lookahead` earlier; returns a note.
 fn schedule_chunks(body: BlockRef, lookahead: usize) -> String {
     let ops = block_ops(body);
-    let stage = |op: OperationRef| op.attribute(STAGE).map(|a| a.to_string().trim_matches('"').to_owned()).unwrap_or_default();
+    let stage =
+        |op: OperationRef| op.attribute(STAGE).map(|a| a.to_string().trim_matches('"').to_owned()).unwrap_or_default();
     let chunk_of = |op: OperationRef| integer(op, CHUNK) as usize;
     let position_of = positions(&ops);
-    let producers = |op: OperationRef| -> Vec<usize> { used_values(&nested_ops(op)).into_iter().filter_map(|v| defining_position(&position_of, v)).collect() };
+    let producers = |op: OperationRef| -> Vec<usize> {
+        used_values(&nested_ops(op)).into_iter().filter_map(|v| defining_position(&position_of, v)).collect()
+    };
     // Each chunk's state update starts at its first op that combines the state with a
     // vector of the chunk's parallel work (the product W S).
     let mut state_start: BTreeMap<usize, usize> = BTreeMap::new();
     for (position, op) in ops.iter().enumerate().filter(|(_, op)| stage(**op) == "state") {
         let combines = op.operands().any(|operand| {
-            let parallel = defining_position(&position_of, operand.to_raw()).is_some_and(|producer| stage(ops[producer]) == "parallel");
+            let parallel = defining_position(&position_of, operand.to_raw())
+                .is_some_and(|producer| stage(ops[producer]) == "parallel");
             parallel && operand.r#type().to_string().starts_with("vector<")
         });
         if combines {
@@ -294,7 +313,12 @@ fn key_block_bodies<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<BlockRef<'c, 'a
 }
 
 fn is_score_matmul(op: OperationRef) -> bool {
-    op_name(op) == "flywheel.matmul" && op.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_some_and(|flag| flag.value() != 0)
+    op_name(op) == "flywheel.matmul"
+        && op
+            .attribute("transpose_rhs")
+            .ok()
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .is_some_and(|flag| flag.value() != 0)
 }
 
 /// The dimensions of a vector type written `vector<AxBxT>` (empty for other types).
@@ -320,14 +344,19 @@ fn ceil_div(a: i64, b: i64) -> i64 {
 /// The unit an op issues on and its issue cycles there.
 fn cost(op: OperationRef) -> (&'static str, i64) {
     let result = op.result(0).ok().and_then(|r| vregs(&r.r#type().to_string()));
-    let widest = op.operands().chain(op.results().map(Value::from)).filter_map(|v| vregs(&v.r#type().to_string())).max();
+    let widest =
+        op.operands().chain(op.results().map(Value::from)).filter_map(|v| vregs(&v.r#type().to_string())).max();
     match op_name(op).as_str() {
         "flywheel.matmul" => {
             // [M, K] x [K, N] (or [N, K] transposed): M x N x K multiply-adds, 2 x 16 x 256 x 256
             // per 8 cycles.
             let dims = |v: Option<Value>| v.map(|v| vector_dims(&v.r#type().to_string())).unwrap_or_default();
             let (lhs, product) = (dims(op.operand(0).ok()), dims(op.result(0).ok().map(Value::from)));
-            let (m, k, n) = (lhs.first().copied().unwrap_or(0), lhs.get(1).copied().unwrap_or(0), product.get(1).copied().unwrap_or(0));
+            let (m, k, n) = (
+                lhs.first().copied().unwrap_or(0),
+                lhs.get(1).copied().unwrap_or(0),
+                product.get(1).copied().unwrap_or(0),
+            );
             ("mxu", ceil_div(m * n * k, 2 * 16 * 256 * 256 / 8))
         }
         "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.tanh" => ("eup", widest.unwrap_or(1)),
@@ -400,15 +429,24 @@ fn schedule(body: BlockRef) -> String {
         // The update starts with the constants written just before its row max (its
         // initial value).
         let mut update_start = reduction;
-        while update_start > 0 && op_name(ops[update_start - 1]) == "arith.constant" && !scores.contains(&(update_start - 1)) {
+        while update_start > 0
+            && op_name(ops[update_start - 1]) == "arith.constant"
+            && !scores.contains(&(update_start - 1))
+        {
             update_start -= 1;
         }
         sub_blocks.push(SubBlock { matmul_latency: integer(*op, LATENCY), scores, update_start });
     }
     // A sub-block's update: from its row max to the first op of the next sub-block's scores.
     let update_latency = |c: usize| -> i64 {
-        let end = sub_blocks.get(c + 1).map_or(ops.len(), |next: &SubBlock| next.scores.range(sub_blocks[c].update_start..).next().copied().unwrap_or(ops.len()));
-        ops[sub_blocks[c].update_start..end].iter().filter(|op| unit(**op) != "mxu").map(|op| integer(*op, LATENCY)).sum()
+        let end = sub_blocks.get(c + 1).map_or(ops.len(), |next: &SubBlock| {
+            next.scores.range(sub_blocks[c].update_start..).next().copied().unwrap_or(ops.len())
+        });
+        ops[sub_blocks[c].update_start..end]
+            .iter()
+            .filter(|op| unit(**op) != "mxu")
+            .map(|op| integer(*op, LATENCY))
+            .sum()
     };
     let mut distances = Vec::new();
     for c in 1..sub_blocks.len() {
@@ -438,7 +476,8 @@ fn unit(op: OperationRef) -> String {
 /// position order, and erases the annotations.
 fn expand(body: BlockRef) {
     let ops = block_ops(body);
-    let at_position: BTreeMap<i64, OperationRef> = ops.iter().filter(|op| op.attribute(POSITION).is_ok()).map(|op| (integer(*op, POSITION), *op)).collect();
+    let at_position: BTreeMap<i64, OperationRef> =
+        ops.iter().filter(|op| op.attribute(POSITION).is_ok()).map(|op| (integer(*op, POSITION), *op)).collect();
     for op in at_position.values() {
         if op.attribute(ISSUE_BEFORE).is_err() {
             continue;

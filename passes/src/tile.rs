@@ -11,12 +11,12 @@ use crate::{
     block_search::{self, SearchFailure},
     hlo::{materialize, HloBuilder},
     layout::{recorded, recorded_gated_delta},
-    tile_ir::{attention_ops, gated_delta_ops, mutable, top_module},
     mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
     mosaic_gated_delta::{self, GatedDeltaPlan},
     options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
     registry::{external_pass, Anchor, PassId, PassInfo},
     shard::kernel_placement,
+    tile_ir::{attention_ops, gated_delta_ops, mutable, top_module},
 };
 use flywheel_dialect::{
     diagnostics::{emit, emit_error, emit_remark, Severity},
@@ -26,8 +26,8 @@ use flywheel_dialect::{
 };
 use melior::{
     ir::{
-        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         attribute::StringAttribute,
+        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         BlockLike, RegionLike, Type, Value, ValueLike,
     },
     pass::Pass,
@@ -57,7 +57,8 @@ const OPTIONS: &[OptionSpec] = &[
 
 /// The (query, key) blocks auto-blocks tries, plain and causal; each is capped like a
 /// given block size (sequence lengths, VMEM budget) and duplicates are tried once.
-const PLAIN_CANDIDATES: &[(i64, i64)] = &[(512, 1024), (512, 2048), (1024, 1024), (1024, 2048), (2048, 1024), (2048, 2048)];
+const PLAIN_CANDIDATES: &[(i64, i64)] =
+    &[(512, 1024), (512, 2048), (1024, 1024), (1024, 2048), (2048, 1024), (2048, 2048)];
 const CAUSAL_CANDIDATES: &[(i64, i64)] = &[(512, 512), (512, 1024), (1024, 512), (1024, 1024), (2048, 512)];
 
 pub const PASS: PassInfo = PassInfo {
@@ -150,18 +151,26 @@ fn create(options: &PassOptions) -> Pass {
             _ => TokenMajor::All,
         },
     };
-    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| tile(op, blocks, search, remarks) && tile_gated_delta(op, kernel, remarks))
+    external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| {
+        tile(op, blocks, search, remarks) && tile_gated_delta(op, kernel, remarks)
+    })
 }
 
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with `search`
 /// the fastest candidate blocks on their generation; false on an error.
 pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> bool {
     if blocks.key_splits < 1 {
-        emit_error(root.location(), &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits));
+        emit_error(
+            root.location(),
+            &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits),
+        );
         return false;
     }
     if blocks.transposed_whole_keys < 0 {
-        emit_error(root.location(), &format!("flywheel-tile: transposed-whole-keys must be at least 0, not {}", blocks.transposed_whole_keys));
+        emit_error(
+            root.location(),
+            &format!("flywheel-tile: transposed-whole-keys must be at least 0, not {}", blocks.transposed_whole_keys),
+        );
         return false;
     }
     for raw in attention_ops(root) {
@@ -194,7 +203,10 @@ pub fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> 
         match plan(attention, blocks) {
             Ok(plan) => {
                 if let Err(message) = emit_kernel(attention, &plan) {
-                    emit_error(op.location(), &format!("'flywheel.attention' op: internal error emitting its kernel: {message}"));
+                    emit_error(
+                        op.location(),
+                        &format!("'flywheel.attention' op: internal error emitting its kernel: {message}"),
+                    );
                     return false;
                 }
                 if remarks {
@@ -280,16 +292,25 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     }
     let layout = attention.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
-    let ((q, input), (k, k_element), (v, v_element)) = (value(attention.q())?, value(attention.k())?, value(attention.v())?);
+    let ((q, input), (k, k_element), (v, v_element)) =
+        (value(attention.q())?, value(attention.k())?, value(attention.v())?);
     let (_, output) = shape(attention.operation().result(0).map_err(|_| "no result")?.into())?;
-    if k_element != input || v_element != input || !matches!(input.as_str(), "bf16" | "f32") || !matches!(output.as_str(), "bf16" | "f32") {
+    if k_element != input
+        || v_element != input
+        || !matches!(input.as_str(), "bf16" | "f32")
+        || !matches!(output.as_str(), "bf16" | "f32")
+    {
         return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, all alike)"));
     }
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
     // Fewer keys and as many more queries, the same score tile.
-    let (block_q, block_kv) = if blocks.generation == Generation::Tpu7x && transposed && block_kv > TPU7X_TRANSPOSED_KEYS && keys > block_kv {
+    let (block_q, block_kv) = if blocks.generation == Generation::Tpu7x
+        && transposed
+        && block_kv > TPU7X_TRANSPOSED_KEYS
+        && keys > block_kv
+    {
         (block_q * block_kv / TPU7X_TRANSPOSED_KEYS, TPU7X_TRANSPOSED_KEYS)
     } else {
         (block_q, block_kv)
@@ -303,11 +324,12 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     let block_q = block_q.min((MAX_STACKED_ROWS / group / 8).max(1) * 8);
     let banded = attention.causal()? || attention.window()?.is_some();
     let wide_heads = at(&q, Role::HeadDim) > 128 || at(&v, Role::HeadDim) > 128;
-    let budget = if blocks.generation == Generation::V6e && mask.is_none() && bias.is_none() && !(transposed && wide_heads) {
-        V6E_SCORE_ELEMENTS
-    } else {
-        MAX_SCORE_ELEMENTS
-    };
+    let budget =
+        if blocks.generation == Generation::V6e && mask.is_none() && bias.is_none() && !(transposed && wide_heads) {
+            V6E_SCORE_ELEMENTS
+        } else {
+            MAX_SCORE_ELEMENTS
+        };
     let budget = if banded { budget / 2 } else { budget };
     // The transposed kernel keeps its keys and takes fewer queries (MHA 8 x 8192 x 256 on
     // v6e: 1,487,160 static cycles at 1024 x 2048, 1,506,552 at 2048 x 1024).
@@ -330,7 +352,8 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     // on the diagonal it skips those past the band (causal GQA 32/8 x 8192 on v6e, 512
     // queries x 1024 keys a step: 2,361,386 static cycles in two sub-blocks, 2,479,578 whole).
     let skips_past_band = attention.causal()? && block_q < block_kv;
-    let whole = transposed && blocks.transposed_whole_keys > 0 && block_kv >= blocks.transposed_whole_keys && !skips_past_band;
+    let whole =
+        transposed && blocks.transposed_whole_keys > 0 && block_kv >= blocks.transposed_whole_keys && !skips_past_band;
     let splits = if whole { 1 } else { blocks.key_splits };
     let plan = KernelPlan {
         batch: at(&q, Role::Batch),
@@ -362,7 +385,10 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         return Err("a mask together with causal or a window is not in the baseline kernel yet".into());
     }
     if !plan.every_row_attends() {
-        return Err("some query has no allowed key (its row would be uniform over all keys, which the kernel does not do)".into());
+        return Err(
+            "some query has no allowed key (its row would be uniform over all keys, which the kernel does not do)"
+                .into(),
+        );
     }
     Ok(plan)
 }
@@ -376,7 +402,8 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     // its sequences first padded with zeros to whole blocks.
     let mut atoms = Atoms::new();
     let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
-    let (batch, time, kv_heads, group) = (fresh(plan.batch), fresh(plan.padded_queries()), fresh(plan.kv_heads), fresh(plan.group()));
+    let (batch, time, kv_heads, group) =
+        (fresh(plan.batch), fresh(plan.padded_queries()), fresh(plan.kv_heads), fresh(plan.group()));
     let (keys, head_dim, value_dim) = (fresh(plan.padded_keys()), fresh(plan.head_dim), fresh(plan.value_dim));
     let q_heads = [kv_heads.clone(), group.clone()].concat();
     let stacked = [time.clone(), group.clone()].concat();
@@ -385,13 +412,25 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| rearranged(&b, &atoms, value, axes, target);
     let operand = |value: Option<Value<'c, 'a>>| value.ok_or_else(|| "missing operand".to_owned());
     let mut operands = vec![
-        rearrange(operand(attention.q())?, &in_layout(&time, &q_heads, &head_dim), &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()])?,
-        rearrange(operand(attention.k())?, &in_layout(&keys, &kv_heads, &head_dim), &[batch.clone(), kv_heads.clone(), keys.clone(), head_dim.clone()])?,
-        rearrange(operand(attention.v())?, &in_layout(&keys, &kv_heads, &value_dim), &if plan.transposed {
-            [batch.clone(), kv_heads.clone(), value_dim.clone(), keys.clone()]
-        } else {
-            [batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()]
-        })?,
+        rearrange(
+            operand(attention.q())?,
+            &in_layout(&time, &q_heads, &head_dim),
+            &[batch.clone(), kv_heads.clone(), stacked.clone(), head_dim.clone()],
+        )?,
+        rearrange(
+            operand(attention.k())?,
+            &in_layout(&keys, &kv_heads, &head_dim),
+            &[batch.clone(), kv_heads.clone(), keys.clone(), head_dim.clone()],
+        )?,
+        rearrange(
+            operand(attention.v())?,
+            &in_layout(&keys, &kv_heads, &value_dim),
+            &if plan.transposed {
+                [batch.clone(), kv_heads.clone(), value_dim.clone(), keys.clone()]
+            } else {
+                [batch.clone(), kv_heads.clone(), keys.clone(), value_dim.clone()]
+            },
+        )?,
     ];
     if plan.row_sum_on_mxu {
         // V's rows get 128 columns of ones, whose products with P are l.
@@ -401,8 +440,10 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     }
     let extra = |value: Value<'c, 'a>, extra: &Extra| -> Result<Value<'c, 'a>, String> {
         let batch = if extra.one_batch { Vec::new() } else { batch.clone() };
-        let axes = [batch.clone(), if extra.one_head { Vec::new() } else { q_heads.clone() }, time.clone(), keys.clone()];
-        let target = if extra.one_head { axes.clone() } else { [batch, kv_heads.clone(), stacked.clone(), keys.clone()] };
+        let axes =
+            [batch.clone(), if extra.one_head { Vec::new() } else { q_heads.clone() }, time.clone(), keys.clone()];
+        let target =
+            if extra.one_head { axes.clone() } else { [batch, kv_heads.clone(), stacked.clone(), keys.clone()] };
         rearrange(value, &axes, &target)
     };
     if let (Some(mask), Some(plan_mask)) = (attention.mask(), &plan.mask) {
@@ -431,7 +472,15 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     let result_axes = [batch.clone(), kv_heads.clone(), stacked.clone(), value_dim.clone()];
     let output_axes = in_layout(&time, &q_heads, &value_dim);
     let result = op.result(0).map_err(|_| "no result")?.into();
-    replace_with_output(&b, &atoms, kernel.result(0).expect("one result").into(), &result_axes, &plan.output, &output_axes, result)
+    replace_with_output(
+        &b,
+        &atoms,
+        kernel.result(0).expect("one result").into(),
+        &result_axes,
+        &plan.output,
+        &output_axes,
+        result,
+    )
 }
 
 /// The axes of an operand in `layout`, given those of batch, sequence, heads and head dim.
@@ -450,7 +499,13 @@ fn in_layout(layout: Layout, [batch, sequence, heads, dim]: [&Axis; 4]) -> Vec<A
 
 /// `value` (with `axes`) padded with zeros at the end to the sizes of `axes`, then
 /// rearranged to `target`.
-fn rearranged<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]) -> Result<Value<'c, 'a>, String> {
+fn rearranged<'c, 'a>(
+    b: &HloBuilder<'c, 'a>,
+    atoms: &Atoms,
+    value: Value<'c, 'a>,
+    axes: &[Axis],
+    target: &[Axis],
+) -> Result<Value<'c, 'a>, String> {
     let (dims, element) = shape(value)?;
     let padded: Vec<i64> = axes.iter().map(|axis| atoms.axis_size(axis)).collect();
     let value = b.pad_with_zeros(value, &dims, &padded, &element);
@@ -534,7 +589,10 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
         match plan_gated_delta(gated_delta, options) {
             Ok(plan) => {
                 if let Err(message) = emit_gated_delta_kernel(gated_delta, &plan) {
-                    emit_error(op.location(), &format!("'flywheel.gated_delta' op: internal error emitting its kernel: {message}"));
+                    emit_error(
+                        op.location(),
+                        &format!("'flywheel.gated_delta' op: internal error emitting its kernel: {message}"),
+                    );
                     return false;
                 }
                 if remarks {
@@ -555,15 +613,32 @@ pub fn tile_gated_delta(root: OperationRef, options: GatedDeltaOptions, remarks:
 
 /// The chunked kernel's plan for an op, or why the kernel cannot serve it.
 fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<GatedDeltaPlan, String> {
-    let GatedDeltaOptions { chunk, heads, stacked_rows, bf16x3, single_pass_products, exp2_gates, chunks_per_step, most_chunks_per_step, block_rows, token_major } = options;
+    let GatedDeltaOptions {
+        chunk,
+        heads,
+        stacked_rows,
+        bf16x3,
+        single_pass_products,
+        exp2_gates,
+        chunks_per_step,
+        most_chunks_per_step,
+        block_rows,
+        token_major,
+    } = options;
     kernel_placement(op.operation())?;
     let layout = op.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
     let ((_, g_element), (_, beta_element)) = (value(op.g())?, value(op.beta())?);
     let (_, output) = shape(op.operation().result(0).map_err(|_| "no result")?.into())?;
-    if k_element != input || v_element != input || !matches!(input.as_str(), "bf16" | "f32") || !matches!(output.as_str(), "bf16" | "f32") {
-        return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, q, k and v alike)"));
+    if k_element != input
+        || v_element != input
+        || !matches!(input.as_str(), "bf16" | "f32")
+        || !matches!(output.as_str(), "bf16" | "f32")
+    {
+        return Err(format!(
+            "element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, q, k and v alike)"
+        ));
     }
     if g_element != "f32" || beta_element != "f32" {
         return Err("g and beta are not f32".into());
@@ -599,7 +674,11 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         return Err(format!("chunks of {} tokens (16, 32, 64 or 128)", plan.chunk));
     }
     // plan.chunks() counts whole chunks while the plan has one per step.
-    let chunks_per_step = if chunks_per_step == 0 { [4, 2, 1].into_iter().find(|&n| n <= most_chunks_per_step && plan.chunks() % n == 0).unwrap_or(1) } else { chunks_per_step };
+    let chunks_per_step = if chunks_per_step == 0 {
+        [4, 2, 1].into_iter().find(|&n| n <= most_chunks_per_step && plan.chunks() % n == 0).unwrap_or(1)
+    } else {
+        chunks_per_step
+    };
     let plan = GatedDeltaPlan { chunks_per_step, ..plan };
     if !matches!(plan.chunks_per_step, 1 | 2 | 4) {
         return Err(format!("{} chunks per grid step (1, 2 or 4)", plan.chunks_per_step));
@@ -619,7 +698,8 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     // The most heads per diagonal block, up to `block_rows`, that divide the step's; a
     // block that is not the whole step starts at a multiple of 128 lanes in the gate rows.
     let block_heads = (1..=(block_rows / plan.chunk).max(1)).rev().find(|n| heads_per_step % n == 0).unwrap_or(1);
-    let block_heads = if block_rows == 0 || (block_heads * plan.chunk) % 128 != 0 { heads_per_step } else { block_heads };
+    let block_heads =
+        if block_rows == 0 || (block_heads * plan.chunk) % 128 != 0 { heads_per_step } else { block_heads };
     let plan = GatedDeltaPlan { heads_per_step, block_heads, ..plan };
     // Token-major windows for ops with tokens before heads, where a step's heads x head
     // dim are lanes Mosaic takes; otherwise that window stays head-major.
@@ -627,7 +707,11 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     let values_fit = whole_lanes(plan.heads_per_step * plan.value_dim, plan.value_heads * plan.value_dim);
     let keys_fit = whole_lanes(plan.key_heads_per_step() * plan.key_dim, plan.key_heads * plan.key_dim);
     let token_major_output = token_major != TokenMajor::None && tokens_first && values_fit;
-    Ok(GatedDeltaPlan { token_major_inputs: token_major == TokenMajor::All && token_major_output && keys_fit, token_major_output, ..plan })
+    Ok(GatedDeltaPlan {
+        token_major_inputs: token_major == TokenMajor::All && token_major_output && keys_fit,
+        token_major_output,
+        ..plan
+    })
 }
 
 /// Whether a window's block of `block` lanes, of an array `array` lanes wide, is one
@@ -646,7 +730,8 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     let mut atoms = Atoms::new();
     let mut fresh = |size: i64| atoms.source(&[size]).remove(0);
     let (batch, chunks, chunk) = (fresh(plan.batch), fresh(plan.chunks()), fresh(plan.chunk));
-    let (key_heads, head_blocks, step_heads) = (fresh(plan.key_heads), fresh(plan.value_heads / plan.heads_per_step), fresh(plan.heads_per_step));
+    let (key_heads, head_blocks, step_heads) =
+        (fresh(plan.key_heads), fresh(plan.value_heads / plan.heads_per_step), fresh(plan.heads_per_step));
     let (key_dim, value_dim) = (fresh(plan.key_dim), fresh(plan.value_dim));
     let value_heads = [head_blocks.clone(), step_heads.clone()].concat();
     let time = [chunks.clone(), chunk.clone()].concat();
@@ -665,7 +750,8 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         })
         .collect();
     let rearrange = |value: Value<'c, 'a>, axes: &[Axis], target: &[Axis]| rearranged(&b, &atoms, value, axes, target);
-    let gate_target = [batch.clone(), head_blocks.clone(), chunks.clone(), Vec::new(), [step_heads.clone(), chunk.clone()].concat()];
+    let gate_target =
+        [batch.clone(), head_blocks.clone(), chunks.clone(), Vec::new(), [step_heads.clone(), chunk.clone()].concat()];
     // The kernel's q, k, v and output: [B, T', N x D] token-major, else [B, N, T', D].
     let kernel_axes = |token_major: bool, heads: &Axis, dim: &Axis| {
         if token_major {
@@ -674,7 +760,10 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
             vec![batch.clone(), heads.clone(), time.clone(), dim.clone()]
         }
     };
-    let (kernel_keys, kernel_values) = (kernel_axes(plan.token_major_inputs, &key_heads, &key_dim), kernel_axes(plan.token_major_inputs, &value_heads, &value_dim));
+    let (kernel_keys, kernel_values) = (
+        kernel_axes(plan.token_major_inputs, &key_heads, &key_dim),
+        kernel_axes(plan.token_major_inputs, &value_heads, &value_dim),
+    );
     let kernel_output = kernel_axes(plan.token_major_output, &value_heads, &value_dim);
     let mut operands = vec![
         rearrange(operand(op_view.q())?, &keys_axes, &kernel_keys)?,
@@ -685,7 +774,11 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     ];
     operands.extend(op_view.initial_state());
     if plan.keys_transposed {
-        operands.push(rearrange(operand(op_view.k())?, &keys_axes, &[batch.clone(), key_heads.clone(), key_dim.clone(), time.clone()])?);
+        operands.push(rearrange(
+            operand(op_view.k())?,
+            &keys_axes,
+            &[batch.clone(), key_heads.clone(), key_dim.clone(), time.clone()],
+        )?);
     }
     let output_shape: Vec<i64> = kernel_output.iter().map(|axis| atoms.axis_size(axis)).collect();
     let state_shape = [plan.batch, plan.value_heads, plan.key_dim, plan.value_dim];
@@ -703,7 +796,15 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
     let state = op.result(1).map_err(|_| "no final state")?;
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(state.to_raw(), final_state.to_raw()) };
     let result = op.result(0).map_err(|_| "no result")?.into();
-    replace_with_output(&b, &atoms, kernel.result(0).expect("o").into(), &kernel_output, &plan.output, &values_axes, result)
+    replace_with_output(
+        &b,
+        &atoms,
+        kernel.result(0).expect("o").into(),
+        &kernel_output,
+        &plan.output,
+        &values_axes,
+        result,
+    )
 }
 
 /// The kernel's gate rows from g's, [B, Nv / H, T' / C, 1, H x C] (H value heads per
@@ -722,7 +823,15 @@ fn chunk_gates<'c, 'a>(b: &HloBuilder<'c, 'a>, g: Value<'c, 'a>, plan: &GatedDel
 
 /// Replaces `result` (an op's result, in the op's layout) by a kernel's output `value`
 /// (with `axes`): rearranged to `output_axes`, then sliced to the result's unpadded shape.
-fn replace_with_output<'c, 'a>(b: &HloBuilder<'c, 'a>, atoms: &Atoms, value: Value<'c, 'a>, axes: &[Axis], element: &str, output_axes: &[Axis], result: Value<'c, 'a>) -> Result<(), String> {
+fn replace_with_output<'c, 'a>(
+    b: &HloBuilder<'c, 'a>,
+    atoms: &Atoms,
+    value: Value<'c, 'a>,
+    axes: &[Axis],
+    element: &str,
+    output_axes: &[Axis],
+    result: Value<'c, 'a>,
+) -> Result<(), String> {
     let output = materialize(b, atoms, value, axes, element, output_axes);
     let padded: Vec<i64> = output_axes.iter().map(|axis| atoms.axis_size(axis)).collect();
     let output = b.leading_slice(output, &padded, &shape(result)?.0, element);
@@ -751,7 +860,12 @@ fn kernel_op<'c, 'a>(
     let context = anchor.location().context();
     // SAFETY: the parsed module's operation moves into the program (appended to its top
     // block, which then owns it), so the parsed module itself is never destroyed.
-    let parsed = unsafe { mlir_sys::mlirModuleCreateParse(context.to_ref().to_raw(), mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() }) };
+    let parsed = unsafe {
+        mlir_sys::mlirModuleCreateParse(
+            context.to_ref().to_raw(),
+            mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() },
+        )
+    };
     if parsed.ptr.is_null() {
         return Err("the kernel module does not parse".into());
     }

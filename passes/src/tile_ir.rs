@@ -1,7 +1,10 @@
 //! Reading and rewriting FlyWheel tile IR (the kernel modules `flywheel-tile` writes):
 //! finding the kernels, following values to their users, and building ops in place.
 
-use flywheel_dialect::{ops::{AttentionOp, GatedDeltaOp}, stablehlo::splat_value};
+use flywheel_dialect::{
+    ops::{AttentionOp, GatedDeltaOp},
+    stablehlo::splat_value,
+};
 use melior::ir::{
     attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
     operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
@@ -36,11 +39,20 @@ fn raw_ops_where(root: OperationRef, wanted: impl Fn(OperationRef) -> bool) -> V
 pub fn kernel_functions<'c, 'a>(root: OperationRef<'c, 'a>, name: &str) -> Vec<(String, OperationRef<'c, 'a>)> {
     let mut kernels = Vec::new();
     for module in children(root) {
-        if module.name().as_string_ref().as_str() != Ok("builtin.module") || module.attribute("stable_mosaic.version").is_err() {
+        if module.name().as_string_ref().as_str() != Ok("builtin.module")
+            || module.attribute("stable_mosaic.version").is_err()
+        {
             continue;
         }
         let symbol = symbol_name(&module).unwrap_or_default();
-        kernels.extend(children(module).into_iter().filter(|function| function.attribute("window_params").is_ok() && symbol_name(function).as_deref() == Some(name)).map(|function| (symbol.clone(), function)));
+        kernels.extend(
+            children(module)
+                .into_iter()
+                .filter(|function| {
+                    function.attribute("window_params").is_ok() && symbol_name(function).as_deref() == Some(name)
+                })
+                .map(|function| (symbol.clone(), function)),
+        );
     }
     kernels
 }
@@ -105,13 +117,19 @@ pub fn nested_ops<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>>
 
 /// The ops using `value`, with the operand position of each use.
 pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
-    use mlir_sys::{mlirOpOperandGetNextUse, mlirOpOperandGetOperandNumber, mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirValueGetFirstUse};
+    use mlir_sys::{
+        mlirOpOperandGetNextUse, mlirOpOperandGetOperandNumber, mlirOpOperandGetOwner, mlirOpOperandIsNull,
+        mlirValueGetFirstUse,
+    };
     let mut uses = Vec::new();
     // SAFETY: the use list of a live value; each owner is a live op.
     unsafe {
         let mut operand = mlirValueGetFirstUse(value.to_raw());
         while !mlirOpOperandIsNull(operand) {
-            uses.push((OperationRef::from_raw(mlirOpOperandGetOwner(operand)), mlirOpOperandGetOperandNumber(operand) as usize));
+            uses.push((
+                OperationRef::from_raw(mlirOpOperandGetOwner(operand)),
+                mlirOpOperandGetOperandNumber(operand) as usize,
+            ));
             operand = mlirOpOperandGetNextUse(operand);
         }
     }
@@ -171,8 +189,18 @@ pub fn float_splat(value: Value) -> Option<f64> {
 
 /// Inserts `name(operands) {attributes}` of one result of `result` before `anchor`
 /// (attributes as MLIR text); returns the result.
-pub fn insert_before<'c, 'a>(anchor: OperationRef<'c, 'a>, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>, attributes: &[(&str, String)]) -> Value<'c, 'a> {
-    let op = OperationBuilder::new(name, anchor.location()).add_operands(operands).add_results(&[result]).build().expect("a tile IR op builds");
+pub fn insert_before<'c, 'a>(
+    anchor: OperationRef<'c, 'a>,
+    name: &str,
+    operands: &[Value<'c, 'a>],
+    result: Type<'c>,
+    attributes: &[(&str, String)],
+) -> Value<'c, 'a> {
+    let op = OperationBuilder::new(name, anchor.location())
+        .add_operands(operands)
+        .add_results(&[result])
+        .build()
+        .expect("a tile IR op builds");
     let block = anchor.block().expect("the anchor is in a block");
     let op = block.insert_operation_before(anchor, op);
     for (key, text) in attributes {
@@ -185,7 +213,8 @@ pub fn insert_before<'c, 'a>(anchor: OperationRef<'c, 'a>, name: &str, operands:
 pub fn set_attribute(op: OperationRef, name: &str, text: &str) {
     // The ContextRef must outlive the &Context made from it.
     let context = op.context();
-    let attribute = Attribute::parse(unsafe { context.to_ref() }, text).unwrap_or_else(|| panic!("attribute {text} parses"));
+    let attribute =
+        Attribute::parse(unsafe { context.to_ref() }, text).unwrap_or_else(|| panic!("attribute {text} parses"));
     mutable(op).set_attribute(name, attribute);
 }
 
@@ -207,7 +236,21 @@ fn float_text(value: f64) -> String {
 /// vector reshaping): erasable once nothing uses them.
 pub fn computes_only(op: OperationRef) -> bool {
     let name = op_name(op);
-    op.region_count() == 0 && op.result_count() > 0 && ["arith.", "math.", "vector.extract_strided_slice", "vector.broadcast", "vector.transpose", "vector.shape_cast", "vector.multi_reduction", "tpu.concatenate", "tpu.iota"].iter().any(|prefix| name.starts_with(prefix))
+    op.region_count() == 0
+        && op.result_count() > 0
+        && [
+            "arith.",
+            "math.",
+            "vector.extract_strided_slice",
+            "vector.broadcast",
+            "vector.transpose",
+            "vector.shape_cast",
+            "vector.multi_reduction",
+            "tpu.concatenate",
+            "tpu.iota",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
 }
 
 /// Erases the op defining `value` if it `computes_only` and nothing uses its results,
@@ -219,7 +262,11 @@ pub fn erase_dead(value: Value) {
     }
     let mut operands: Vec<Value> = Vec::new();
     // An operand used twice is looked at once: the second look would find it erased.
-    op.operands().for_each(|operand| if !operands.contains(&operand) { operands.push(operand) });
+    op.operands().for_each(|operand| {
+        if !operands.contains(&operand) {
+            operands.push(operand)
+        }
+    });
     // SAFETY: nothing uses the op's results.
     unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
     operands.into_iter().for_each(erase_dead);

@@ -18,8 +18,18 @@ use crate::{
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation" },
-    OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates for the target (flywheel-tile auto-blocks; cached)" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what each pass did and did not do" },
+    OptionSpec {
+        name: "auto-blocks",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "Choose block sizes by compiling candidates for the target (flywheel-tile auto-blocks; cached)",
+    },
+    OptionSpec {
+        name: "remarks",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "Remark on what each pass did and did not do",
+    },
 ];
 
 pub const PIPELINE: PipelineInfo = PipelineInfo {
@@ -120,10 +130,19 @@ mod tests {
         assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed lagged-stabilizer=sum redo-stores=before remarks=true}"), "{text}");
         assert!(crate::pipeline::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
-        assert!(pipeline.expand_with("target=v6e").unwrap().contains("lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before"));
+        assert!(pipeline
+            .expand_with("target=v6e")
+            .unwrap()
+            .contains("lagged-max=transposed-or-causal lagged-stabilizer=sum redo-stores=before"));
         assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tile{block-q=2048 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024"));
-        assert!(pipeline.expand_with("target=v6e").unwrap().contains("flywheel-tri-inverse{refine-from=16 remarks=false}"));
-        assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-tri-inverse{refine-from=0 remarks=false}"));
+        assert!(pipeline
+            .expand_with("target=v6e")
+            .unwrap()
+            .contains("flywheel-tri-inverse{refine-from=16 remarks=false}"));
+        assert!(pipeline
+            .expand_with("target=tpu7x")
+            .unwrap()
+            .contains("flywheel-tri-inverse{refine-from=0 remarks=false}"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
     }
 }

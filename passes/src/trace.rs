@@ -103,7 +103,11 @@ impl<'c, 'a> Tracer<'c, 'a> {
         let mut called = false;
         module.walk(WalkOrder::PreOrder, |op| {
             called |= self.callee(op).is_some_and(|callee| callee == function);
-            if called { WalkResult::Interrupt } else { WalkResult::Advance }
+            if called {
+                WalkResult::Interrupt
+            } else {
+                WalkResult::Advance
+            }
         });
         called
     }
@@ -182,7 +186,10 @@ pub fn last_operation<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>) -> Option<Ope
 pub enum LayoutStep {
     Transpose(Vec<i64>),
     Reshape(Vec<i64>),
-    BroadcastInDim { dimensions: Vec<i64>, shape: Vec<i64> },
+    BroadcastInDim {
+        dimensions: Vec<i64>,
+        shape: Vec<i64>,
+    },
     /// An element-type change; the data's layout is unchanged.
     Convert,
 }
@@ -220,7 +227,9 @@ pub fn follow_layout<'c, 'a>(
 pub fn layout_step(node: &Node, through: Through) -> Option<LayoutStep> {
     let shape = node.result().shape();
     match node.name().as_str() {
-        Transpose::NAME => Transpose::from_operation(node.op).and_then(|t| t.permutation().ok()).map(LayoutStep::Transpose),
+        Transpose::NAME => {
+            Transpose::from_operation(node.op).and_then(|t| t.permutation().ok()).map(LayoutStep::Transpose)
+        }
         Reshape::NAME => shape.map(LayoutStep::Reshape),
         BroadcastInDim::NAME if through.broadcasts => BroadcastInDim::from_operation(node.op)
             .and_then(|b| b.broadcast_dimensions().ok())
@@ -241,7 +250,9 @@ pub fn apply_layout(atoms: &mut Atoms, axes: &[Axis], steps: &[LayoutStep]) -> R
         axes = match step {
             LayoutStep::Transpose(permutation) => atoms::transpose(&axes, permutation),
             LayoutStep::Reshape(shape) => atoms.reshape(&axes, shape)?,
-            LayoutStep::BroadcastInDim { dimensions, shape } => atoms::broadcast_in_dim(atoms, &axes, dimensions, shape),
+            LayoutStep::BroadcastInDim { dimensions, shape } => {
+                atoms::broadcast_in_dim(atoms, &axes, dimensions, shape)
+            }
             LayoutStep::Convert => axes,
         };
     }
@@ -258,9 +269,18 @@ pub fn has_uses(value: Value) -> bool {
 fn erasable(tracer: &Tracer, op: OperationRef) -> bool {
     let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
     const EFFECTFUL: &[&str] = &[
-        "stablehlo.custom_call", "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv",
-        "stablehlo.rng_bit_generator", "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.collective_permute",
-        "stablehlo.all_to_all", "stablehlo.reduce_scatter", "stablehlo.optimization_barrier",
+        "stablehlo.custom_call",
+        "stablehlo.infeed",
+        "stablehlo.outfeed",
+        "stablehlo.send",
+        "stablehlo.recv",
+        "stablehlo.rng_bit_generator",
+        "stablehlo.all_reduce",
+        "stablehlo.all_gather",
+        "stablehlo.collective_permute",
+        "stablehlo.all_to_all",
+        "stablehlo.reduce_scatter",
+        "stablehlo.optimization_barrier",
     ];
     (name.starts_with("stablehlo.") && !EFFECTFUL.contains(&name.as_str())) || tracer.callee(op).is_some()
 }

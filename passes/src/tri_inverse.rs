@@ -25,7 +25,10 @@
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
     registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops, ops_named, predicate, replace_op, splat_before},
+    tile_ir::{
+        block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops,
+        ops_named, predicate, replace_op, splat_before,
+    },
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
 use melior::ir::{
@@ -57,11 +60,15 @@ pub const PASS: PassInfo = PassInfo {
 fn create(options: &PassOptions) -> Pass {
     let block: i64 = options.choice("block").parse().expect("a listed choice");
     let doubling = options.choice("diagonal") == "doubling";
-    let (side_by_side, interleave, remarks) = (options.bool("side-by-side"), options.bool("interleave"), options.bool("remarks"));
+    let (side_by_side, interleave, remarks) =
+        (options.bool("side-by-side"), options.bool("interleave"), options.bool("remarks"));
     let refine_from = options.int("refine-from");
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| {
         let Ok(refine_from) = usize::try_from(refine_from) else {
-            emit_error(op.location(), &format!("flywheel-tri-inverse: refine-from must be at least 0, not {refine_from}"));
+            emit_error(
+                op.location(),
+                &format!("flywheel-tri-inverse: refine-from must be at least 0, not {refine_from}"),
+            );
             return false;
         };
         tri_inverse(op, Method { block, doubling, side_by_side, refine_from }, interleave, remarks)
@@ -95,11 +102,23 @@ pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks
             match forward_substitution(for_op) {
                 Ok(inverse) if inverse.blocks <= block => {
                     if remarks {
-                        emit_remark(location, &format!("@{symbol}: a {0} x {0} inverse is already one diagonal block of {block}", inverse.blocks));
+                        emit_remark(
+                            location,
+                            &format!(
+                                "@{symbol}: a {0} x {0} inverse is already one diagonal block of {block}",
+                                inverse.blocks
+                            ),
+                        );
                     }
                 }
                 Ok(inverse) if inverse.blocks % block != 0 => {
-                    emit_error(location, &format!("@{symbol}: flywheel-tri-inverse: blocks of {block} do not tile a {0} x {0} inverse", inverse.blocks));
+                    emit_error(
+                        location,
+                        &format!(
+                            "@{symbol}: flywheel-tri-inverse: blocks of {block} do not tile a {0} x {0} inverse",
+                            inverse.blocks
+                        ),
+                    );
                     return false;
                 }
                 Ok(inverse) => solvable.push(inverse),
@@ -130,7 +149,8 @@ pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks
                     (_, false) => format!(" ({heads} of them on the diagonal)"),
                 };
                 let diagonal_method = if doubling { "the doubling product" } else { "forward substitution" };
-                let together = if group.len() > 1 { format!(", {} loops solved together", group.len()) } else { String::new() };
+                let together =
+                    if group.len() > 1 { format!(", {} loops solved together", group.len()) } else { String::new() };
                 let refinement = match (refined, method.refine_from) {
                     (true, _) => ", products in one bf16 pass and one Newton step".to_owned(),
                     (false, 0) => String::new(),
@@ -165,8 +185,14 @@ fn joins(group: &[ForwardSubstitution], next: &ForwardSubstitution) -> bool {
     if from > to {
         return false;
     }
-    let mut slice: HashSet<usize> = group.iter().map(|inverse| inverse.for_op.result(0).expect("one result").to_raw().ptr as usize).collect();
-    let uses_slice = |op: OperationRef, slice: &HashSet<usize>| nested_ops(op).iter().any(|nested| (0..nested.operand_count()).any(|i| slice.contains(&(nested.operand(i).expect("counted").to_raw().ptr as usize))));
+    let mut slice: HashSet<usize> =
+        group.iter().map(|inverse| inverse.for_op.result(0).expect("one result").to_raw().ptr as usize).collect();
+    let uses_slice = |op: OperationRef, slice: &HashSet<usize>| {
+        nested_ops(op).iter().any(|nested| {
+            (0..nested.operand_count())
+                .any(|i| slice.contains(&(nested.operand(i).expect("counted").to_raw().ptr as usize)))
+        })
+    };
     let mut dependent = Vec::new();
     for &op in &ops[from + 1..to] {
         if !uses_slice(op, &slice) {
@@ -259,7 +285,8 @@ fn same_block(value: Value) -> Option<i64> {
 fn selected_by<'c: 'a, 'a>(value: Value<'c, 'a>, predicate: i64) -> Option<Value<'c, 'a>> {
     let select = defined_by(value, "arith.select")?;
     let kept = select.operand(1).ok()?;
-    (row_column_test(select.operand(0).ok()?)? == predicate && float_splat(select.operand(2).ok()?)? == 0.0).then_some(kept)
+    (row_column_test(select.operand(0).ok()?)? == predicate && float_splat(select.operand(2).ok()?)? == 0.0)
+        .then_some(kept)
 }
 
 fn is_identity(value: Value) -> bool {
@@ -280,7 +307,9 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
         return miss("not a loop carrying one value");
     }
     let operand = |i: usize| for_op.operand(i).expect("counted");
-    let Some(size) = square_size(operand(3).r#type()) else { return miss("the carried value is not a square f32 tile") };
+    let Some(size) = square_size(operand(3).r#type()) else {
+        return miss("the carried value is not a square f32 tile");
+    };
     if !is_identity(operand(3)) {
         return miss("the carried value does not start as the identity");
     }
@@ -289,16 +318,24 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
     };
     let body = for_op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
     let ops = block_ops(body);
-    let Some(yield_op) = ops.last().filter(|op| op.name().as_string_ref().as_str() == Ok("scf.yield")) else { return miss("no yield") };
+    let Some(yield_op) = ops.last().filter(|op| op.name().as_string_ref().as_str() == Ok("scf.yield")) else {
+        return miss("no yield");
+    };
     let next = yield_op.operand(0).map_err(|_| "the loop yields nothing")?;
     let subtraction = defined_by(next, "arith.subf").ok_or("the step is not I - A X")?;
     if !is_identity(subtraction.operand(0).expect("binary")) {
         return miss("the step does not subtract from the identity");
     }
-    let product = defined_by(subtraction.operand(1).expect("binary"), "flywheel.matmul").ok_or("the step is not I - A X")?;
-    let transposed = product.attribute("transpose_rhs").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).is_none_or(|flag| flag.value() != 0);
+    let product =
+        defined_by(subtraction.operand(1).expect("binary"), "flywheel.matmul").ok_or("the step is not I - A X")?;
+    let transposed = product
+        .attribute("transpose_rhs")
+        .ok()
+        .and_then(|a| IntegerAttribute::try_from(a).ok())
+        .is_none_or(|flag| flag.value() != 0);
     let carried: Value = body.argument(1).map_err(|_| "no carried argument")?.into();
-    let (a, x, accumulator) = (product.operand(0).expect("lhs"), product.operand(1).expect("rhs"), product.operand(2).expect("acc"));
+    let (a, x, accumulator) =
+        (product.operand(0).expect("lhs"), product.operand(1).expect("rhs"), product.operand(2).expect("acc"));
     if transposed || x != carried || float_splat(accumulator) != Some(0.0) {
         return miss("the step's product is not A X");
     }
@@ -314,7 +351,11 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
     if upper - lower < blocks - 1 {
         return miss(&format!("{} steps do not settle all {blocks} rows", upper - lower));
     }
-    let product_attributes = product.attributes().filter(|(name, _)| name.as_string_ref().as_str() != Ok("transpose_rhs")).map(|(name, value)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), value.to_string())).collect();
+    let product_attributes = product
+        .attributes()
+        .filter(|(name, _)| name.as_string_ref().as_str() != Ok("transpose_rhs"))
+        .map(|(name, value)| (name.as_string_ref().as_str().unwrap_or_default().to_owned(), value.to_string()))
+        .collect();
     Ok(ForwardSubstitution { for_op, a, identity: operand(3), product_attributes, size, blocks })
 }
 
@@ -343,29 +384,54 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
     let heads = if side_by_side { size / blocks } else { 1 };
     let rows = size / heads;
     let context = last.for_op.context();
-    let vector = |rows: i64, element: &str| Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{size}x{element}>")).expect("a vector type");
+    let vector = |rows: i64, element: &str| {
+        Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{size}x{element}>")).expect("a vector type")
+    };
     let (tile, ints, bools) = (vector(rows, "f32"), vector(rows, "i32"), vector(rows, "i1"));
     // Everything goes where the last loop was.
     let at = last.for_op;
-    let int_splat = |value: i64, r#type: Type<'c>| insert_before(at, "arith.constant", &[], r#type, &[("value", format!("dense<{value}> : {type}"))]);
-    let iota = |dimension: i32, r#type: Type<'c>| insert_before(at, "tpu.iota", &[], r#type, &[("dimensions", format!("array<i32: {dimension}>"))]);
+    let int_splat = |value: i64, r#type: Type<'c>| {
+        insert_before(at, "arith.constant", &[], r#type, &[("value", format!("dense<{value}> : {type}"))])
+    };
+    let iota = |dimension: i32, r#type: Type<'c>| {
+        insert_before(at, "tpu.iota", &[], r#type, &[("dimensions", format!("array<i32: {dimension}>"))])
+    };
     // `row / span == column / span`, row and column counted within a head's block.
-    let block_index = |index: Value<'c, 'a>, span: i64, r#type: Type<'c>| insert_before(at, "arith.divsi", &[index, int_splat(span, r#type)], r#type, &[]);
+    let block_index = |index: Value<'c, 'a>, span: i64, r#type: Type<'c>| {
+        insert_before(at, "arith.divsi", &[index, int_splat(span, r#type)], r#type, &[])
+    };
     let same = |(row, column): (Value<'c, 'a>, Value<'c, 'a>), span: i64, r#type: Type<'c>, bools: Type<'c>| {
-        insert_before(at, "arith.cmpi", &[block_index(row, span, r#type), block_index(column, span, r#type)], bools, &[("predicate", "0 : i64".into())])
+        insert_before(
+            at,
+            "arith.cmpi",
+            &[block_index(row, span, r#type), block_index(column, span, r#type)],
+            bools,
+            &[("predicate", "0 : i64".into())],
+        )
     };
     let (row, mut column) = (iota(0, ints), iota(1, ints));
     if heads > 1 {
-        let head_start = insert_before(at, "arith.muli", &[block_index(column, blocks, ints), int_splat(blocks, ints)], ints, &[]);
+        let head_start =
+            insert_before(at, "arith.muli", &[block_index(column, blocks, ints), int_splat(blocks, ints)], ints, &[]);
         column = insert_before(at, "arith.subi", &[column, head_start], ints, &[]);
     }
     let same_span = |span: i64| same((row, column), span, ints, bools);
     // Each tile below is one per inverse.
     let add = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
-        xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "arith.addf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])).collect()
+        xs.iter()
+            .zip(ys)
+            .map(|(&x, &y)| {
+                insert_before(at, "arith.addf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])
+            })
+            .collect()
     };
     let subtract = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
-        xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "arith.subf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])).collect()
+        xs.iter()
+            .zip(ys)
+            .map(|(&x, &y)| {
+                insert_before(at, "arith.subf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])
+            })
+            .collect()
     };
     // A stacked tile's diagonal blocks side by side: the sum of its row blocks (zero off
     // the diagonal blocks).
@@ -374,22 +440,43 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
             return stacked;
         }
         let row_block = |head: i64| {
-            let attributes = [("offsets", format!("[{}, 0]", head * rows)), ("sizes", format!("[{rows}, {size}]")), ("strides", "[1, 1]".to_owned())];
+            let attributes = [
+                ("offsets", format!("[{}, 0]", head * rows)),
+                ("sizes", format!("[{rows}, {size}]")),
+                ("strides", "[1, 1]".to_owned()),
+            ];
             insert_before(at, "vector.extract_strided_slice", &[stacked], tile, &attributes)
         };
-        (1..heads).fold(row_block(0), |sum, head| insert_before(at, "arith.addf", &[sum, row_block(head)], tile, &[("fastmath", "#arith.fastmath<none>".into())]))
+        (1..heads).fold(row_block(0), |sum, head| {
+            insert_before(
+                at,
+                "arith.addf",
+                &[sum, row_block(head)],
+                tile,
+                &[("fastmath", "#arith.fastmath<none>".into())],
+            )
+        })
     };
     let group = if heads > 1 && 128 % blocks == 0 && size % 128 == 0 { 128 } else { size };
     // A `rows` x `width` tile of heads' blocks side by side stacked back, for widths
     // `group` and `size`: copies of it masked to the diagonal blocks of a `width` x
     // `width` tile.
     let stacker = |width: i64| {
-        let typed = |element: &str| Type::parse(unsafe { context.to_ref() }, &format!("vector<{width}x{width}x{element}>")).expect("a vector type");
+        let typed = |element: &str| {
+            Type::parse(unsafe { context.to_ref() }, &format!("vector<{width}x{width}x{element}>"))
+                .expect("a vector type")
+        };
         let (square, ints, bools) = (typed("f32"), typed("i32"), typed("i1"));
         let diagonal_blocks = (heads > 1).then(|| same((iota(0, ints), iota(1, ints)), blocks, ints, bools));
         move |value: Value<'c, 'a>| -> Value<'c, 'a> {
             let Some(diagonal_blocks) = diagonal_blocks else { return value };
-            let copies = insert_before(at, "tpu.concatenate", &vec![value; (width / blocks) as usize], square, &[("dimension", "0 : i32".into())]);
+            let copies = insert_before(
+                at,
+                "tpu.concatenate",
+                &vec![value; (width / blocks) as usize],
+                square,
+                &[("dimension", "0 : i32".into())],
+            );
             insert_before(at, "arith.select", &[diagonal_blocks, copies, splat_before(at, 0.0, square)], square, &[])
         }
     };
@@ -408,37 +495,68 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
             }
         })
         .collect();
-    let masked = |keep: Value<'c, 'a>| -> Vec<Value<'c, 'a>> { a.iter().map(|&a| insert_before(at, "arith.select", &[keep, a, splat_before(at, 0.0, tile)], tile, &[])).collect() };
+    let masked = |keep: Value<'c, 'a>| -> Vec<Value<'c, 'a>> {
+        a.iter()
+            .map(|&a| insert_before(at, "arith.select", &[keep, a, splat_before(at, 0.0, tile)], tile, &[]))
+            .collect()
+    };
     // Columns of the side-by-side tiles one product takes: a lane tile of 128 (whole
     // heads) where such tiles divide the row, so each product's right operand is a 128 x
     // 128 block diagonal tile, not size x size; the groups' products are independent and
     // issued together.
     let part = Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{group}xf32>")).expect("a vector type");
     let columns = |value: Value<'c, 'a>, first: i64| {
-        let attributes = [("offsets", format!("[0, {first}]")), ("sizes", format!("[{rows}, {group}]")), ("strides", "[1, 1]".to_owned())];
+        let attributes = [
+            ("offsets", format!("[0, {first}]")),
+            ("sizes", format!("[{rows}, {group}]")),
+            ("strides", "[1, 1]".to_owned()),
+        ];
         insert_before(at, "vector.extract_strided_slice", &[value], part, &attributes)
     };
     // x y, both block diagonal, x (and the product) side by side when heads > 1: at the
     // loop's precision (`precise_matmul`), or, refining, in one bf16 pass (`matmul`).
     let mut attributes = vec![("transpose_rhs", "false".to_owned())];
     attributes.extend(last.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
-    let mut one_pass: Vec<(&str, String)> = attributes.iter().filter(|(name, _)| *name != "precision").cloned().collect();
+    let mut one_pass: Vec<(&str, String)> =
+        attributes.iter().filter(|(name, _)| *name != "precision").cloned().collect();
     one_pass.push(("precision", "\"bf16\"".to_owned()));
     let product = |attributes: &[(&str, String)], xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
         let Some(stacked_group_of) = &stacked_group_of else {
-            return xs.iter().zip(ys).map(|(&x, &y)| insert_before(at, "flywheel.matmul", &[x, stacked_of(y), splat_before(at, 0.0, tile)], tile, attributes)).collect();
+            return xs
+                .iter()
+                .zip(ys)
+                .map(|(&x, &y)| {
+                    insert_before(
+                        at,
+                        "flywheel.matmul",
+                        &[x, stacked_of(y), splat_before(at, 0.0, tile)],
+                        tile,
+                        attributes,
+                    )
+                })
+                .collect();
         };
         let mut products = vec![Vec::new(); xs.len()];
         for index in 0..size / group {
             for (inverse, (&x, &y)) in xs.iter().zip(ys).enumerate() {
                 let (x, y) = (columns(x, index * group), columns(y, index * group));
-                products[inverse].push(insert_before(at, "flywheel.matmul", &[x, stacked_group_of(y), splat_before(at, 0.0, part)], part, attributes));
+                products[inverse].push(insert_before(
+                    at,
+                    "flywheel.matmul",
+                    &[x, stacked_group_of(y), splat_before(at, 0.0, part)],
+                    part,
+                    attributes,
+                ));
             }
         }
-        products.iter().map(|parts| insert_before(at, "tpu.concatenate", parts, tile, &[("dimension", "1 : i32".into())])).collect()
+        products
+            .iter()
+            .map(|parts| insert_before(at, "tpu.concatenate", parts, tile, &[("dimension", "1 : i32".into())]))
+            .collect()
     };
     let precise_matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(&attributes, xs, ys);
-    let matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(if refine { &one_pass } else { &attributes }, xs, ys);
+    let matmul =
+        |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(if refine { &one_pass } else { &attributes }, xs, ys);
     // The diagonal blocks (N: A restricted to them, nilpotent of index `block`): `block`
     // - 1 steps of X ← I - N X, or (I - N)(I + N²)(I + N⁴)... (the same sum of powers of
     // -N, on blocks small enough that the powers stay bounded).
@@ -478,7 +596,9 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
         replace_op(for_op, x);
         // The loop's bound constants, unless something else uses them.
         for bound in bounds {
-            if let Some(constant) = defined_by(bound, "arith.constant").filter(|_| crate::tile_ir::users(bound).is_empty()) {
+            if let Some(constant) =
+                defined_by(bound, "arith.constant").filter(|_| crate::tile_ir::users(bound).is_empty())
+            {
                 // SAFETY: an op without uses, erased once (the bounds are distinct values).
                 unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };
             }

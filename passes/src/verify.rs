@@ -8,10 +8,7 @@ use crate::{
     registry::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::verify::verify;
-use melior::{
-    ir::operation::OperationRef,
-    pass::Pass,
-};
+use melior::{ir::operation::OperationRef, pass::Pass};
 
 static PASS_ID: PassId = PassId;
 

@@ -183,7 +183,9 @@ impl Array {
 
     /// FNV-1a over the raw bytes: equal checksums mean bit-identical contents.
     pub fn checksum(&self) -> u64 {
-        self.bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3))
+        self.bytes
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3))
     }
 }
 

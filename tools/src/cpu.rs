@@ -3,17 +3,10 @@
 use crate::{
     array::{Array, DType},
     kernel_handler,
+    plugin::{mlir_program, Padded, Plugin},
     program::{partitioning, Partitioning},
     source::parse_module,
-    plugin::{mlir_program, Padded, Plugin},
     tpu::pjrt_message,
-};
-use pjrt::{Buffer, Client, LoadedExecutable, PrimitiveType};
-use pjrt_sys::{
-    PJRT_Buffer, PJRT_Buffer_Type, PJRT_Client, PJRT_Client_AddressableDevices_Args,
-    PJRT_Client_BufferFromHostBuffer_Args, PJRT_Client_Compile_Args, PJRT_Client_Create_Args, PJRT_Device, PJRT_Event,
-    PJRT_ExecuteOptions, PJRT_HostBufferSemantics_PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
-    PJRT_LoadedExecutable_Execute_Args, PJRT_NamedValue, PJRT_NamedValue_Type_PJRT_NamedValue_kInt64,
 };
 use flywheel_dialect::create_context;
 use melior::{
@@ -24,6 +17,13 @@ use melior::{
         Attribute, BlockLike, Identifier, Module, ShapedTypeLike,
     },
     Context,
+};
+use pjrt::{Buffer, Client, LoadedExecutable, PrimitiveType};
+use pjrt_sys::{
+    PJRT_Buffer, PJRT_Buffer_Type, PJRT_Client, PJRT_Client_AddressableDevices_Args,
+    PJRT_Client_BufferFromHostBuffer_Args, PJRT_Client_Compile_Args, PJRT_Client_Create_Args, PJRT_Device, PJRT_Event,
+    PJRT_ExecuteOptions, PJRT_HostBufferSemantics_PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
+    PJRT_LoadedExecutable_Execute_Args, PJRT_NamedValue, PJRT_NamedValue_Type_PJRT_NamedValue_kInt64,
 };
 use std::{
     borrow::Cow,
@@ -109,7 +109,9 @@ pub fn for_cpu(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning, bool), Str
 /// replicated sharding: one left out would be given whatever Shardy or GSPMD propagates
 /// to it.
 fn replicate_entry(context: &Context, module: &Module, partitioning: Partitioning) -> Result<(), String> {
-    let symbol = |op: &OperationRef| op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+    let symbol = |op: &OperationRef| {
+        op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned())
+    };
     let mut mesh = None;
     let mut functions = Vec::new();
     let mut next = module.body().first_operation();
@@ -117,17 +119,36 @@ fn replicate_entry(context: &Context, module: &Module, partitioning: Partitionin
         next = op.next_in_block();
         match op.name().as_string_ref().as_str() {
             Ok("sdy.mesh") => mesh = mesh.or_else(|| symbol(&op)),
-            Ok("func.func") if op.attribute("sym_visibility").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_none_or(|s| s.value() == "public") => functions.push(op),
+            Ok("func.func")
+                if op
+                    .attribute("sym_visibility")
+                    .ok()
+                    .and_then(|a| StringAttribute::try_from(a).ok())
+                    .is_none_or(|s| s.value() == "public") =>
+            {
+                functions.push(op)
+            }
             _ => {}
         }
     }
     let (key, replicated) = match (&mesh, partitioning.shardy) {
-        (Some(mesh), true) => ("sdy.sharding", Box::new(move |rank: usize| format!("#sdy.sharding<@{mesh}, [{}]>", vec!["{}"; rank].join(", "))) as Box<dyn Fn(usize) -> String>),
+        (Some(mesh), true) => (
+            "sdy.sharding",
+            Box::new(move |rank: usize| format!("#sdy.sharding<@{mesh}, [{}]>", vec!["{}"; rank].join(", ")))
+                as Box<dyn Fn(usize) -> String>,
+        ),
         _ => ("mhlo.sharding", Box::new(|_| "\"{replicated}\"".to_owned()) as Box<dyn Fn(usize) -> String>),
     };
     for function in functions {
-        let r#type = FunctionType::try_from(function.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).ok_or("a function without a type")?.value())
-            .map_err(|_| "a function type that is not one")?;
+        let r#type = FunctionType::try_from(
+            function
+                .attribute("function_type")
+                .ok()
+                .and_then(|a| TypeAttribute::try_from(a).ok())
+                .ok_or("a function without a type")?
+                .value(),
+        )
+        .map_err(|_| "a function type that is not one")?;
         let lists = [
             ("arg_attrs", (0..r#type.input_count()).map(|i| r#type.input(i)).collect::<Result<Vec<_>, _>>()),
             ("res_attrs", (0..r#type.result_count()).map(|i| r#type.result(i)).collect::<Result<Vec<_>, _>>()),
@@ -140,9 +161,13 @@ fn replicate_entry(context: &Context, module: &Module, partitioning: Partitionin
             let mut dictionaries = Vec::new();
             for (index, r#type) in types.into_iter().enumerate() {
                 let rank = RankedTensorType::try_from(r#type).map_or(0, |tensor| tensor.rank());
-                let sharding = Attribute::parse(context, &replicated(rank)).ok_or("cannot write a replicated sharding")?;
+                let sharding =
+                    Attribute::parse(context, &replicated(rank)).ok_or("cannot write a replicated sharding")?;
                 let mut elements = vec![(Identifier::new(context, key), sharding)];
-                if let Some(dictionary) = existing.and_then(|list| list.element(index).ok()).and_then(|a| DictionaryAttribute::try_from(a).ok()) {
+                if let Some(dictionary) = existing
+                    .and_then(|list| list.element(index).ok())
+                    .and_then(|a| DictionaryAttribute::try_from(a).ok())
+                {
                     for element in (0..dictionary.len()).filter_map(|i| dictionary.element(i).ok()) {
                         if !matches!(element.0.as_string_ref().as_str(), Ok("sdy.sharding" | "mhlo.sharding")) {
                             elements.push(element);
@@ -200,7 +225,8 @@ impl CpuRunner {
             return Err(failure("the plugin has no addressable device".into()));
         }
         // SAFETY: the plugin returned this many device pointers, owned by the client.
-        let devices = unsafe { std::slice::from_raw_parts(args.addressable_devices, args.num_addressable_devices) }.to_vec();
+        let devices =
+            unsafe { std::slice::from_raw_parts(args.addressable_devices, args.num_addressable_devices) }.to_vec();
         Ok(CpuRunner { plugin, client, raw_client, devices, kernel_support })
     }
 
@@ -212,7 +238,10 @@ impl CpuRunner {
         let (module, partitioning, kernels) = for_cpu(module).map_err(CpuError::Compile)?;
         let partitions = usize::try_from(partitioning.partitions * partitioning.replicas).unwrap_or(0);
         if partitions == 0 || partitions > self.devices.len() {
-            return Err(CpuError::Compile(format!("the program is partitioned over {partitions} devices; the CPU runs at most {}", self.devices.len())));
+            return Err(CpuError::Compile(format!(
+                "the program is partitioned over {partitions} devices; the CPU runs at most {}",
+                self.devices.len()
+            )));
         }
         if let (true, Err(message)) = (kernels, &self.kernel_support) {
             return Err(CpuError::Compile(message.clone()));
@@ -234,14 +263,21 @@ impl CpuRunner {
         let mut buffers = Vec::new();
         let mut input_pointers: Vec<Vec<*mut PJRT_Buffer>> = Vec::new();
         for &device in &self.devices[..partitions] {
-            let (owned, pointers): (Vec<Buffer>, Vec<*mut PJRT_Buffer>) =
-                inputs.iter().map(|input| self.upload(input, device)).collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
+            let (owned, pointers): (Vec<Buffer>, Vec<*mut PJRT_Buffer>) = inputs
+                .iter()
+                .map(|input| self.upload(input, device))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .unzip();
             buffers.push(owned);
             input_pointers.push(pointers);
         }
-        let argument_lists: Vec<*const *mut PJRT_Buffer> = input_pointers.iter_mut().map(|list| list.as_mut_ptr().cast_const()).collect();
-        let mut output_pointers: Vec<Vec<*mut PJRT_Buffer>> = vec![vec![std::ptr::null_mut(); output_count]; partitions];
-        let output_lists: Vec<*mut *mut PJRT_Buffer> = output_pointers.iter_mut().map(|list| list.as_mut_ptr()).collect();
+        let argument_lists: Vec<*const *mut PJRT_Buffer> =
+            input_pointers.iter_mut().map(|list| list.as_mut_ptr().cast_const()).collect();
+        let mut output_pointers: Vec<Vec<*mut PJRT_Buffer>> =
+            vec![vec![std::ptr::null_mut(); output_count]; partitions];
+        let output_lists: Vec<*mut *mut PJRT_Buffer> =
+            output_pointers.iter_mut().map(|list| list.as_mut_ptr()).collect();
         let mut complete: Vec<*mut PJRT_Event> = vec![std::ptr::null_mut(); partitions];
         let mut options = unsafe { Padded::new(PJRT_ExecuteOptions::new()) };
         let mut args = PJRT_LoadedExecutable_Execute_Args::new();
@@ -255,10 +291,14 @@ impl CpuRunner {
         // SAFETY: the buffers, pointer lists and options outlive the call; the plugin fills
         // `output_count` output pointers and one completion event per device.
         unsafe { self.plugin.call(|api| api.PJRT_LoadedExecutable_Execute, &mut args) }.map_err(CpuError::Execute)?;
-        let mut per_device: Vec<Vec<Buffer>> =
-            output_pointers.into_iter().map(|list| list.into_iter().map(|pointer| Buffer::wrap(&self.client, pointer)).collect()).collect();
+        let mut per_device: Vec<Vec<Buffer>> = output_pointers
+            .into_iter()
+            .map(|list| list.into_iter().map(|pointer| Buffer::wrap(&self.client, pointer)).collect())
+            .collect();
         for event in complete {
-            pjrt::Event::wrap(&self.plugin.api, event).wait().map_err(|error| CpuError::Execute(pjrt_message(&error)))?;
+            pjrt::Event::wrap(&self.plugin.api, event)
+                .wait()
+                .map_err(|error| CpuError::Execute(pjrt_message(&error)))?;
         }
         per_device.swap_remove(0).iter().map(|buffer| self.download(buffer).map_err(CpuError::Execute)).collect()
     }
@@ -273,7 +313,8 @@ impl CpuRunner {
         args.host_buffer_semantics = PJRT_HostBufferSemantics_PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes;
         args.device = device;
         // SAFETY: `array` outlives the call and the wait for `done_with_host_buffer` below.
-        unsafe { self.plugin.call(|api| api.PJRT_Client_BufferFromHostBuffer, &mut args) }.map_err(CpuError::Execute)?;
+        unsafe { self.plugin.call(|api| api.PJRT_Client_BufferFromHostBuffer, &mut args) }
+            .map_err(CpuError::Execute)?;
         if !args.done_with_host_buffer.is_null() {
             pjrt::Event::wrap(&self.plugin.api, args.done_with_host_buffer)
                 .wait()

@@ -55,10 +55,7 @@ pub struct Reported {
 /// site, the child of a name, the first file position of a fused location.
 pub fn file_position(location: Location) -> Option<(usize, usize)> {
     if location.is_file_line_col_range() {
-        return Some((
-            location.file_line_col_range_start_line(),
-            location.file_line_col_range_start_column(),
-        ));
+        return Some((location.file_line_col_range_start_line(), location.file_line_col_range_start_column()));
     }
     if location.is_name() {
         return file_position(location.name_child_location());
@@ -67,8 +64,7 @@ pub fn file_position(location: Location) -> Option<(usize, usize)> {
         return file_position(location.call_site_callee());
     }
     if location.is_fused() {
-        return (0..location.fused_num_locations())
-            .find_map(|index| file_position(location.fused_location(index)));
+        return (0..location.fused_num_locations()).find_map(|index| file_position(location.fused_location(index)));
     }
     None
 }

@@ -36,7 +36,11 @@ pub fn call_interpreter(context: &Context, module: &Module) -> Result<bool, Stri
     let mut calls = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name().as_string_ref().as_str().map(str::to_owned);
-        let target = op.attribute("call_target_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+        let target = op
+            .attribute("call_target_name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())
+            .map(|s| s.value().to_owned());
         if name.as_deref() == Ok("stablehlo.custom_call") && target.as_deref() == Some("tpu_custom_call") {
             calls.push(op.to_raw());
         }
@@ -47,9 +51,15 @@ pub fn call_interpreter(context: &Context, module: &Module) -> Result<bool, Stri
         // SAFETY: collected from the live module above; only attributes change.
         let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
         let body = kernel_body(&op)?;
-        let body = DictionaryAttribute::new(context, &[(Identifier::new(context, BODY), StringAttribute::new(context, &body).into())]);
+        let body = DictionaryAttribute::new(
+            context,
+            &[(Identifier::new(context, BODY), StringAttribute::new(context, &body).into())],
+        );
         op.set_inherent_attribute("call_target_name", StringAttribute::new(context, TARGET).into());
-        op.set_inherent_attribute("api_version", IntegerAttribute::new(IntegerType::new(context, 32).into(), TYPED_FFI.into()).into());
+        op.set_inherent_attribute(
+            "api_version",
+            IntegerAttribute::new(IntegerType::new(context, 32).into(), TYPED_FFI.into()).into(),
+        );
         op.set_inherent_attribute("backend_config", body.into());
     }
     Ok(found)
@@ -58,7 +68,9 @@ pub fn call_interpreter(context: &Context, module: &Module) -> Result<bool, Stri
 /// Registers the handler with the CPU plugin (once per process is enough; XLA keeps a
 /// static registry).
 pub fn register(plugin: &Plugin) -> Result<(), String> {
-    let extension = plugin.extension(FFI_EXTENSION).ok_or("the CPU plugin has no FFI extension, so it cannot run Mosaic kernels")?;
+    let extension = plugin
+        .extension(FFI_EXTENSION)
+        .ok_or("the CPU plugin has no FFI extension, so it cannot run Mosaic kernels")?;
     // SAFETY: an extension of type FFI is a `PJRT_FFI_Extension`.
     let extension = unsafe { &*extension.cast::<FfiExtension>() };
     let (target, platform) = (TARGET, "Host");
@@ -274,7 +286,9 @@ unsafe fn buffer_type(buffer: &FfiBuffer) -> Result<(DType, Vec<i64>), String> {
 unsafe fn string_attribute(attributes: &Attributes, name: &str) -> Result<String, String> {
     for i in 0..attributes.size as usize {
         let key = &**attributes.names.add(i);
-        if std::slice::from_raw_parts(key.pointer, key.length) == name.as_bytes() && *attributes.types.add(i) == ATTRIBUTE_STRING {
+        if std::slice::from_raw_parts(key.pointer, key.length) == name.as_bytes()
+            && *attributes.types.add(i) == ATTRIBUTE_STRING
+        {
             let value = &*(*attributes.values.add(i)).cast::<ByteSpan>();
             return Ok(String::from_utf8_lossy(std::slice::from_raw_parts(value.pointer, value.length)).into_owned());
         }

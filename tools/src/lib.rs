@@ -5,9 +5,9 @@
 pub mod array;
 pub mod compare;
 pub mod cpu;
-pub mod mosaic_interpreter;
 pub mod diagnostics;
 pub mod kernel_handler;
+pub mod mosaic_interpreter;
 pub mod npy;
 pub mod output;
 pub mod plugin;

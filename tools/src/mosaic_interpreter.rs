@@ -132,28 +132,43 @@ fn functions<'c, 'a>(module: &'a Module<'c>) -> HashMap<String, OperationRef<'c,
 }
 
 fn i64_array(op: &OperationRef, name: &str) -> Result<Vec<i64>, String> {
-    let array = DenseI64ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("the kernel has no '{name}'"))?)
-        .map_err(|_| format!("'{name}' is not an i64 array"))?;
+    let array =
+        DenseI64ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("the kernel has no '{name}'"))?)
+            .map_err(|_| format!("'{name}' is not an i64 array"))?;
     (0..array.len()).map(|i| array.element(i).map_err(|e| e.to_string())).collect()
 }
 
 fn read_kernel<'c, 'a>(module: &'a Module<'c>) -> Result<Kernel<'c, 'a>, String> {
     let functions = functions(module);
-    let kernel = functions.values().find(|op| op.attribute("window_params").is_ok()).copied().ok_or("no kernel function (with window_params) in the module")?;
+    let kernel = functions
+        .values()
+        .find(|op| op.attribute("window_params").is_ok())
+        .copied()
+        .ok_or("no kernel function (with window_params) in the module")?;
     let grid = i64_array(&kernel, "iteration_bounds")?;
-    let params = ArrayAttribute::try_from(kernel.attribute("window_params").map_err(|e| e.to_string())?).map_err(|_| "window_params is not an array")?;
+    let params = ArrayAttribute::try_from(kernel.attribute("window_params").map_err(|e| e.to_string())?)
+        .map_err(|_| "window_params is not an array")?;
     let mut windows = Vec::new();
     for i in 0..params.len() {
-        let dictionary = DictionaryAttribute::try_from(params.element(i).map_err(|e| e.to_string())?).map_err(|_| "a window param is not a dictionary")?;
+        let dictionary = DictionaryAttribute::try_from(params.element(i).map_err(|e| e.to_string())?)
+            .map_err(|_| "a window param is not a dictionary")?;
         let transform = dictionary.element_by_name("transform_indices").ok_or("a window has no transform_indices")?;
-        let name = FlatSymbolRefAttribute::try_from(transform).map_err(|_| "transform_indices is not a symbol")?.value().to_owned();
-        let bounds = DenseI64ArrayAttribute::try_from(dictionary.element_by_name("window_bounds").ok_or("a window has no window_bounds")?)
-            .map_err(|_| "window_bounds is not an i64 array")?;
-        let bounds = (0..bounds.len()).map(|i| bounds.element(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+        let name = FlatSymbolRefAttribute::try_from(transform)
+            .map_err(|_| "transform_indices is not a symbol")?
+            .value()
+            .to_owned();
+        let bounds = DenseI64ArrayAttribute::try_from(
+            dictionary.element_by_name("window_bounds").ok_or("a window has no window_bounds")?,
+        )
+        .map_err(|_| "window_bounds is not an i64 array")?;
+        let bounds =
+            (0..bounds.len()).map(|i| bounds.element(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
         let function = functions.get(&name).copied().ok_or_else(|| format!("no index map @{name}"))?;
         windows.push((function, bounds));
     }
-    let scratch_count = IntegerAttribute::try_from(kernel.attribute("scratch_operands").map_err(|e| e.to_string())?).map_err(|_| "bad scratch_operands")?.value() as usize;
+    let scratch_count = IntegerAttribute::try_from(kernel.attribute("scratch_operands").map_err(|e| e.to_string())?)
+        .map_err(|_| "bad scratch_operands")?
+        .value() as usize;
     let body = kernel.region(0).ok().and_then(|region| region.first_block()).ok_or("the kernel has no body")?;
     let arguments = body.argument_count();
     let scratch = (arguments - scratch_count..arguments)
@@ -169,7 +184,9 @@ fn check_block_tiling(block: &[i64], array: &[i64]) -> Result<(), String> {
     let rank = block.len();
     for (from_end, tile) in [(1, 128), (2, 8)] {
         if rank >= from_end && block[rank - from_end] % tile != 0 && block[rank - from_end] != array[rank - from_end] {
-            return Err(format!("block {block:?} of a {array:?} array: its last two dims must be multiples of (8, 128) or the array's"));
+            return Err(format!(
+                "block {block:?} of a {array:?} array: its last two dims must be multiples of (8, 128) or the array's"
+            ));
         }
     }
     Ok(())
@@ -181,7 +198,11 @@ pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64
     let module = Module::parse(&context, module_text).ok_or("the kernel module does not parse")?;
     let kernel = read_kernel(&module)?;
     if kernel.windows.len() != inputs.len() + outputs.len() {
-        return Err(format!("the kernel has {} windows for {} operands", kernel.windows.len(), inputs.len() + outputs.len()));
+        return Err(format!(
+            "the kernel has {} windows for {} operands",
+            kernel.windows.len(),
+            inputs.len() + outputs.len()
+        ));
     }
     let element_of = |dtype: DType| match dtype {
         DType::F32 => Ok(Element::F32),
@@ -199,8 +220,15 @@ pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64
     for (window, (_, bounds)) in kernel.windows.iter().enumerate() {
         check_block_tiling(bounds, &memory[window].shape).map_err(|why| format!("window {window}: {why}"))?;
     }
-    let mut scratch: Vec<Buffer> =
-        kernel.scratch.iter().map(|(shape, element)| Buffer { shape: shape.clone(), element: *element, data: vec![0.0; element_count(shape)] }).collect();
+    let mut scratch: Vec<Buffer> = kernel
+        .scratch
+        .iter()
+        .map(|(shape, element)| Buffer {
+            shape: shape.clone(),
+            element: *element,
+            data: vec![0.0; element_count(shape)],
+        })
+        .collect();
 
     for grid_index in indices(&kernel.grid) {
         // Copy each window's block in.
@@ -210,7 +238,8 @@ pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64
             let block_index = run_index_map(*transform, &grid_index)?;
             let origin: Vec<i64> = block_index.iter().zip(bounds).map(|(i, b)| i * b).collect();
             let source = &memory[window];
-            let mut block = Buffer { shape: bounds.clone(), element: source.element, data: vec![0.0; element_count(bounds)] };
+            let mut block =
+                Buffer { shape: bounds.clone(), element: source.element, data: vec![0.0; element_count(bounds)] };
             copy_in(source, &origin, &mut block)?;
             origins.push(origin);
             blocks.push(block);
@@ -223,7 +252,9 @@ pub fn interpret(module_text: &str, inputs: &[Array], outputs: &[(DType, Vec<i64
             state.values.insert(key(body.argument(i).expect("grid argument").into()), Val::Scalar(g));
         }
         for i in grid_index.len()..body.argument_count() {
-            state.values.insert(key(body.argument(i).expect("in range").into()), Val::Scalar((i - grid_index.len()) as i64));
+            state
+                .values
+                .insert(key(body.argument(i).expect("in range").into()), Val::Scalar((i - grid_index.len()) as i64));
         }
         run_block(&mut state, body)?;
         // Copy output blocks out; keep the scratch for the next step.
@@ -292,10 +323,13 @@ fn run_index_map(function: OperationRef, grid_index: &[i64]) -> Result<Vec<i64>,
         state.values.insert(key(body.argument(i).map_err(|_| "index map arity")?.into()), Val::Scalar(g));
     }
     let returned = run_block(&mut state, body)?;
-    returned.into_iter().map(|value| match value {
-        Val::Scalar(s) => Ok(s),
-        Val::Vector(_) => Err("an index map returned a vector".into()),
-    }).collect()
+    returned
+        .into_iter()
+        .map(|value| match value {
+            Val::Scalar(s) => Ok(s),
+            Val::Vector(_) => Err("an index map returned a vector".into()),
+        })
+        .collect()
 }
 
 /// Runs a block's ops; returns the values its terminator (return or yield) passes.
@@ -345,12 +379,19 @@ fn result_type<'c>(op: &OperationRef<'c, '_>) -> Result<Type<'c>, String> {
 }
 
 fn elementwise(state: &State, op: &OperationRef, f: impl Fn(f64, f64) -> f64) -> Result<Vec<Val>, String> {
-    let (a, b) = (get(state, op.operand(0).map_err(|e| e.to_string())?)?, get(state, op.operand(1).map_err(|e| e.to_string())?)?);
+    let (a, b) = (
+        get(state, op.operand(0).map_err(|e| e.to_string())?)?,
+        get(state, op.operand(1).map_err(|e| e.to_string())?)?,
+    );
     Ok(vec![match (a, b) {
         (Val::Scalar(x), Val::Scalar(y)) => Val::Scalar(f(x as f64, y as f64) as i64),
         (Val::Vector(x), Val::Vector(y)) => {
             let (_, element) = shaped_or_float(result_type(op)?)?;
-            Val::Vector(Tensor { shape: x.shape.clone(), element, data: x.data.iter().zip(&y.data).map(|(&p, &q)| element.round(f(p, q))).collect() })
+            Val::Vector(Tensor {
+                shape: x.shape.clone(),
+                element,
+                data: x.data.iter().zip(&y.data).map(|(&p, &q)| element.round(f(p, q))).collect(),
+            })
         }
         _ => return Err("mixes a scalar and a vector".into()),
     }])
@@ -388,7 +429,9 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "arith.maximumf" => elementwise(state, &op, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
         "arith.cmpf" => {
             // Ordered comparisons: false when either side is NaN.
-            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?).map_err(|_| "bad predicate")?.value();
+            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?)
+                .map_err(|_| "bad predicate")?
+                .value();
             let test: fn(f64, f64) -> bool = match predicate {
                 1 => |a, b| a == b,
                 2 => |a, b| a > b,
@@ -401,7 +444,9 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             elementwise(state, &op, move |a, b| f64::from(u8::from(test(a, b))))
         }
         "arith.cmpi" => {
-            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?).map_err(|_| "bad predicate")?.value();
+            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?)
+                .map_err(|_| "bad predicate")?
+                .value();
             let test = move |a: f64, b: f64| -> f64 {
                 let holds = match predicate {
                     0 => a == b,
@@ -422,15 +467,27 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "arith.select" => {
             let (c, a, b) = (get(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
             let data = match c {
-                Val::Scalar(s) => if s != 0 { a.data } else { b.data },
-                Val::Vector(c) => (0..a.data.len()).map(|i| if c.data[i] != 0.0 { a.data[i] } else { b.data[i] }).collect(),
+                Val::Scalar(s) => {
+                    if s != 0 {
+                        a.data
+                    } else {
+                        b.data
+                    }
+                }
+                Val::Vector(c) => {
+                    (0..a.data.len()).map(|i| if c.data[i] != 0.0 { a.data[i] } else { b.data[i] }).collect()
+                }
             };
             Ok(vec![Val::Vector(Tensor { data, ..a })])
         }
         "arith.truncf" | "arith.extf" => {
             let input = tensor(state, operand(0)?)?;
             let (shape, element) = shaped(result_type(&op)?)?;
-            Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| element.round(x)).collect(), shape, element })])
+            Ok(vec![Val::Vector(Tensor {
+                data: input.data.iter().map(|&x| element.round(x)).collect(),
+                shape,
+                element,
+            })])
         }
         "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.tanh" => {
             let input = tensor(state, operand(0)?)?;
@@ -441,18 +498,23 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
                 "math.log2" => f64::log2,
                 _ => f64::tanh,
             };
-            Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| input.element.round(f(x))).collect(), ..input })])
+            Ok(vec![Val::Vector(Tensor {
+                data: input.data.iter().map(|&x| input.element.round(f(x))).collect(),
+                ..input
+            })])
         }
         "tpu.iota" => {
             let (shape, element) = shaped(result_type(&op)?)?;
-            let dimensions = DenseI32ArrayAttribute::try_from(op.attribute("dimensions").map_err(|_| "no dimensions")?).map_err(|_| "bad dimensions")?;
+            let dimensions = DenseI32ArrayAttribute::try_from(op.attribute("dimensions").map_err(|_| "no dimensions")?)
+                .map_err(|_| "bad dimensions")?;
             let dimension = dimensions.element(0).map_err(|e| e.to_string())? as usize;
             let data = indices(&shape).map(|index| index[dimension] as f64).collect();
             Ok(vec![Val::Vector(Tensor { shape, element, data })])
         }
         "vector.load" => {
             let buffer = &state.buffers[buffer_index(state, operand(0)?)?];
-            let origin: Vec<i64> = (1..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
+            let origin: Vec<i64> =
+                (1..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
             let (shape, element) = shaped(result_type(&op)?)?;
             let mut block = Buffer { shape: shape.clone(), element, data: vec![0.0; element_count(&shape)] };
             copy_in(buffer, &origin, &mut block)?;
@@ -461,7 +523,8 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "tpu.vector_store" => {
             let value = tensor(state, operand(0)?)?;
             let index = buffer_index(state, operand(1)?)?;
-            let origin: Vec<i64> = (2..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
+            let origin: Vec<i64> =
+                (2..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
             let block = Buffer { shape: value.shape.clone(), element: value.element, data: value.data };
             copy_out(&block, &origin, &mut state.buffers[index])?;
             Ok(Vec::new())
@@ -470,9 +533,17 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             // Unit strides: the leading block of each dimension from `offsets`.
             let input = tensor(state, operand(0)?)?;
             let integers = |name: &str| -> Result<Vec<i64>, String> {
-                let array = ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("no {name}"))?).map_err(|_| format!("{name} is not an array"))?;
+                let array = ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("no {name}"))?)
+                    .map_err(|_| format!("{name} is not an array"))?;
                 (0..array.len())
-                    .map(|i| array.element(i).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value()).ok_or(format!("bad {name}")))
+                    .map(|i| {
+                        array
+                            .element(i)
+                            .ok()
+                            .and_then(|a| IntegerAttribute::try_from(a).ok())
+                            .map(|a| a.value())
+                            .ok_or(format!("bad {name}"))
+                    })
                     .collect()
             };
             let offsets = integers("offsets")?;
@@ -483,14 +554,17 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             let input_strides = strides(&input.shape);
             let data = indices(&shape)
                 .map(|index| {
-                    let at: usize = index.iter().zip(&offsets).zip(&input_strides).map(|((i, o), s)| (i + o) as usize * s).sum();
+                    let at: usize =
+                        index.iter().zip(&offsets).zip(&input_strides).map(|((i, o), s)| (i + o) as usize * s).sum();
                     input.data[at]
                 })
                 .collect();
             Ok(vec![Val::Vector(Tensor { shape, element, data })])
         }
         "tpu.concatenate" => {
-            let dimension = IntegerAttribute::try_from(op.attribute("dimension").map_err(|_| "no dimension")?).map_err(|_| "dimension is not an integer")?.value() as usize;
+            let dimension = IntegerAttribute::try_from(op.attribute("dimension").map_err(|_| "no dimension")?)
+                .map_err(|_| "dimension is not an integer")?
+                .value() as usize;
             let parts = op.operands().map(|v| tensor(state, v)).collect::<Result<Vec<_>, _>>()?;
             let (shape, element) = shaped(result_type(&op)?)?;
             // Row-major: each index before `dimension` takes every part's slab in turn.
@@ -507,11 +581,20 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "vector.transpose" => {
             // Result dimension i is input dimension permutation[i].
             let input = tensor(state, operand(0)?)?;
-            let permutation = DenseI64ArrayAttribute::try_from(op.attribute("permutation").map_err(|_| "no permutation")?).map_err(|_| "bad permutation")?;
-            let permutation: Vec<usize> = (0..permutation.len()).map(|i| permutation.element(i).map(|d| d as usize).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+            let permutation =
+                DenseI64ArrayAttribute::try_from(op.attribute("permutation").map_err(|_| "no permutation")?)
+                    .map_err(|_| "bad permutation")?;
+            let permutation: Vec<usize> = (0..permutation.len())
+                .map(|i| permutation.element(i).map(|d| d as usize).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
             let (shape, element) = shaped(result_type(&op)?)?;
             let input_strides = strides(&input.shape);
-            let data = indices(&shape).map(|index| input.data[index.iter().zip(&permutation).map(|(i, &d)| *i as usize * input_strides[d]).sum::<usize>()]).collect();
+            let data = indices(&shape)
+                .map(|index| {
+                    input.data
+                        [index.iter().zip(&permutation).map(|(i, &d)| *i as usize * input_strides[d]).sum::<usize>()]
+                })
+                .collect();
             Ok(vec![Val::Vector(Tensor { shape, element, data })])
         }
         "vector.shape_cast" => {
@@ -541,8 +624,12 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "vector.multi_reduction" => {
             let (input, initial) = (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?);
             let kind = op.attribute("kind").map_err(|_| "no kind")?.to_string();
-            let dims = DenseI64ArrayAttribute::try_from(op.attribute("reduction_dims").map_err(|_| "no reduction_dims")?).map_err(|_| "bad reduction_dims")?;
-            let dims: Vec<usize> = (0..dims.len()).map(|i| dims.element(i).map(|d| d as usize).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+            let dims =
+                DenseI64ArrayAttribute::try_from(op.attribute("reduction_dims").map_err(|_| "no reduction_dims")?)
+                    .map_err(|_| "bad reduction_dims")?;
+            let dims: Vec<usize> = (0..dims.len())
+                .map(|i| dims.element(i).map(|d| d as usize).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
             let combine: fn(f64, f64) -> f64 = if kind.contains("maximumf") {
                 |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
             } else if kind.contains("minimumf") {
@@ -555,14 +642,16 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             let mut data = initial.data.clone();
             let kept_strides = strides(&initial.shape);
             for (flat, index) in indices(&input.shape).enumerate() {
-                let kept: Vec<i64> = index.iter().enumerate().filter(|(d, _)| !dims.contains(d)).map(|(_, &i)| i).collect();
+                let kept: Vec<i64> =
+                    index.iter().enumerate().filter(|(d, _)| !dims.contains(d)).map(|(_, &i)| i).collect();
                 let at: usize = kept.iter().zip(&kept_strides).map(|(i, s)| *i as usize * s).sum();
                 data[at] = input.element.round(combine(data[at], input.data[flat]));
             }
             Ok(vec![Val::Vector(Tensor { data, ..initial })])
         }
         "tpu.matmul" => {
-            let (lhs, rhs, accumulator) = (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
+            let (lhs, rhs, accumulator) =
+                (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
             let numbers = op.attribute("dimension_numbers").map_err(|_| "no dimension_numbers")?.to_string();
             let rhs_contracts_last = numbers.contains("<[1], [1]");
             if !rhs_contracts_last && !numbers.contains("<[1], [0]") {
@@ -571,7 +660,13 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             // At Mosaic's default precision the MXU takes f32 operands rounded to bf16 (one
             // pass); `precision = #tpu.contract_precision<fp32>` multiplies them in f32.
             let full = op.attribute("precision").is_ok_and(|p| p.to_string().contains("fp32"));
-            let operand_of = |t: &Tensor| if full { t.data.clone() } else { t.data.iter().map(|&x| Element::BF16.round(x)).collect() };
+            let operand_of = |t: &Tensor| {
+                if full {
+                    t.data.clone()
+                } else {
+                    t.data.iter().map(|&x| Element::BF16.round(x)).collect()
+                }
+            };
             let (lhs_data, rhs_data) = (operand_of(&lhs), operand_of(&rhs));
             let (m, k) = (lhs.shape[0] as usize, lhs.shape[1] as usize);
             let n = accumulator.shape[1] as usize;
@@ -579,7 +674,10 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
             for i in 0..m {
                 for j in 0..n {
                     let sum: f64 = (0..k)
-                        .map(|l| lhs_data[i * k + l] * if rhs_contracts_last { rhs_data[j * k + l] } else { rhs_data[l * n + j] })
+                        .map(|l| {
+                            lhs_data[i * k + l]
+                                * if rhs_contracts_last { rhs_data[j * k + l] } else { rhs_data[l * n + j] }
+                        })
                         .sum();
                     data[i * n + j] = f64::from((data[i * n + j] + sum) as f32);
                 }
@@ -589,11 +687,13 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
         "scf.for" => {
             // Bounds and step are index scalars; the body block takes the induction
             // variable and the carried values, and yields the next carried values.
-            let (lower, upper, step) = (scalar(state, operand(0)?)?, scalar(state, operand(1)?)?, scalar(state, operand(2)?)?);
+            let (lower, upper, step) =
+                (scalar(state, operand(0)?)?, scalar(state, operand(1)?)?, scalar(state, operand(2)?)?);
             if step <= 0 {
                 return Err(format!("a step of {step}"));
             }
-            let mut carried: Vec<Val> = (3..op.operand_count()).map(|i| get(state, operand(i)?)).collect::<Result<_, _>>()?;
+            let mut carried: Vec<Val> =
+                (3..op.operand_count()).map(|i| get(state, operand(i)?)).collect::<Result<_, _>>()?;
             let body = op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
             let mut induction = lower;
             while induction < upper {
@@ -622,7 +722,11 @@ fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, S
 /// `backend_config`, decoded.
 pub fn kernel_body<'c: 'a, 'a>(call: &impl OperationLike<'c, 'a>) -> Result<String, String> {
     use base64::Engine;
-    let config = call.attribute("backend_config").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+    let config = call
+        .attribute("backend_config")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_owned());
     let body = config.as_deref().and_then(|c| c.split("\"body\": \"").nth(1)).and_then(|rest| rest.split('"').next());
     match body.map(|b| base64::engine::general_purpose::STANDARD.decode(b)) {
         Some(Ok(bytes)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),

@@ -38,7 +38,9 @@ fn dtype_of_descr(text: &str) -> Result<DType, String> {
             let known = descr(dtype);
             little == known || (known.starts_with('|') && little[1..] == known[1..] && little.starts_with('<'))
         })
-        .ok_or_else(|| format!("unsupported .npy dtype '{text}' (big-endian, complex, string and object arrays are not)"))
+        .ok_or_else(|| {
+            format!("unsupported .npy dtype '{text}' (big-endian, complex, string and object arrays are not)")
+        })
 }
 
 /// Encodes one array as a version 1.0 `.npy` file.

@@ -28,11 +28,7 @@ pub fn write_atomically(path: &str, bytes: &[u8]) -> io::Result<()> {
     let file_name = destination
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("'{path}' is not a file path")))?;
-    let temporary = directory.join(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
+    let temporary = directory.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
     let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, destination));
     if result.is_err() {
         let _ = fs::remove_file(&temporary);

@@ -4,7 +4,9 @@
 //! statistics call is rejected). Everything else goes through the crate, which wraps the
 //! raw objects FlyWheel creates.
 
-use pjrt_sys::{PJRT_Api, PJRT_Error, PJRT_Extension_Base, PJRT_Error_Destroy_Args, PJRT_Error_Message_Args, PJRT_Program};
+use pjrt_sys::{
+    PJRT_Api, PJRT_Error, PJRT_Error_Destroy_Args, PJRT_Error_Message_Args, PJRT_Extension_Base, PJRT_Program,
+};
 use std::path::Path;
 
 /// A PJRT struct with zeroed room for fields newer than the pjrt crate's header, and a

@@ -61,10 +61,9 @@ pub fn entry_signature(module: &Module) -> Result<Signature, String> {
 
 fn function_signature<'c: 'a, 'a>(function: &impl OperationLike<'c, 'a>) -> Result<Signature, String> {
     let attribute = function.attribute("function_type").map_err(|_| "func.func without a function_type")?;
-    let r#type = FunctionType::try_from(
-        TypeAttribute::try_from(attribute).map_err(|_| "function_type is not a type")?.value(),
-    )
-    .map_err(|_| "function_type is not a function type")?;
+    let r#type =
+        FunctionType::try_from(TypeAttribute::try_from(attribute).map_err(|_| "function_type is not a type")?.value())
+            .map_err(|_| "function_type is not a function type")?;
     let specs = |types: Vec<Type>| types.into_iter().map(tensor_spec).collect::<Result<Vec<_>, _>>();
     let parameters = specs((0..r#type.input_count()).map(|i| r#type.input(i).unwrap()).collect())?;
     let results = specs((0..r#type.result_count()).map(|i| r#type.result(i).unwrap()).collect())?;
@@ -72,9 +71,11 @@ fn function_signature<'c: 'a, 'a>(function: &impl OperationLike<'c, 'a>) -> Resu
 }
 
 fn tensor_spec(r#type: Type) -> Result<TensorSpec, String> {
-    let tensor = RankedTensorType::try_from(r#type).map_err(|_| format!("unsupported parameter type {type} (tensors only)"))?;
+    let tensor =
+        RankedTensorType::try_from(r#type).map_err(|_| format!("unsupported parameter type {type} (tensors only)"))?;
     let element = tensor.element().to_string();
-    let dtype = DType::from_mlir_name(&element).ok_or_else(|| format!("unsupported element type {element} in {type}"))?;
+    let dtype =
+        DType::from_mlir_name(&element).ok_or_else(|| format!("unsupported element type {element} in {type}"))?;
     let dims = (0..tensor.rank())
         .map(|dim| match tensor.dim_size(dim) {
             Ok(melior::ir::r#type::DimSize::Static(size)) => Ok(size as i64),

@@ -2,11 +2,12 @@
 //! description and `PJRT_Compile` with no client), and reading libtpu's static cycle
 //! profile (`--xla_jf_dump_static_llo_profile_to`, see shared/DESIGN.md).
 
-use crate::program::Partitioning;
 use crate::plugin::{mlir_program, Plugin};
+use crate::program::Partitioning;
 use pjrt::{CompileOptions, Executable, TopologyDescription};
 use pjrt_sys::{
-    PJRT_Api, PJRT_Compile_Args, PJRT_Error, PJRT_TopologyDescription_GetDeviceDescriptions_Args, PJRT_Executable_GetCompiledMemoryStats_Args, PJRT_TopologyDescription_Create_Args,
+    PJRT_Api, PJRT_Compile_Args, PJRT_Error, PJRT_Executable_GetCompiledMemoryStats_Args,
+    PJRT_TopologyDescription_Create_Args, PJRT_TopologyDescription_GetDeviceDescriptions_Args,
 };
 use std::{
     fmt,
@@ -197,7 +198,8 @@ impl TpuCompiler {
         unsafe { self.plugin.call(|api| api.PJRT_Compile, &mut args) }.map_err(TpuError::Compile)?;
         let executable = Executable::wrap(&self.plugin.api, args.executable);
 
-        let mut stats = MemoryStatsArgs { base: PJRT_Executable_GetCompiledMemoryStats_Args::new(), peak_memory_in_bytes: 0 };
+        let mut stats =
+            MemoryStatsArgs { base: PJRT_Executable_GetCompiledMemoryStats_Args::new(), peak_memory_in_bytes: 0 };
         stats.base.executable = args.executable;
         // SAFETY: the function reads and writes a prefix of `MemoryStatsArgs`.
         let get_stats = |api: &PJRT_Api| unsafe {

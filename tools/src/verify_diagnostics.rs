@@ -50,10 +50,9 @@ pub fn parse_expectations(source: &str) -> Result<Vec<Expected>, String> {
                     "unknown" => None,
                     "above" => (0..index).rev().find(|&i| !holds_expectation(i)).map(|i| i + 1),
                     "below" => (index + 1..lines.len()).find(|&i| !holds_expectation(i)).map(|i| i + 1),
-                    _ if word.starts_with('+') || word.starts_with('-') => word
-                        .parse::<i64>()
-                        .ok()
-                        .map(|offset| (number as i64 + offset) as usize),
+                    _ if word.starts_with('+') || word.starts_with('-') => {
+                        word.parse::<i64>().ok().map(|offset| (number as i64 + offset) as usize)
+                    }
                     _ => word.parse::<usize>().ok(),
                 };
                 if target.is_none() && word != "unknown" {
@@ -61,13 +60,11 @@ pub fn parse_expectations(source: &str) -> Result<Vec<Expected>, String> {
                 }
                 rest = &designator[end..];
             }
-            let text_start = rest
-                .find("{{")
-                .ok_or_else(|| format!("line {number}: expected '{{{{' after '{prefix}'"))?;
+            let text_start =
+                rest.find("{{").ok_or_else(|| format!("line {number}: expected '{{{{' after '{prefix}'"))?;
             let body = &rest[text_start + 2..];
-            let text_end = body
-                .find("}}")
-                .ok_or_else(|| format!("line {number}: expected '}}}}' closing the message"))?;
+            let text_end =
+                body.find("}}").ok_or_else(|| format!("line {number}: expected '}}}}' closing the message"))?;
             expectations.push(Expected {
                 kind: *kind,
                 line: target,

@@ -5,26 +5,22 @@
 mod payload;
 
 pub use payload::{
-    ComparisonDirection, ComparisonType, DotDimensionNumbers, FieldValue, PayloadError,
-    Precision, StructPayload,
+    ComparisonDirection, ComparisonType, DotDimensionNumbers, FieldValue, PayloadError, Precision, StructPayload,
 };
 
+use crate::tensor::is_i1;
 use melior::{
     ir::{
-        attribute::{
-            ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute,
-            StringAttribute,
-        },
+        attribute::{ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute},
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         Attribute, AttributeLike, BlockLike, Location, Operation, RegionLike, Type, Value,
     },
     StringRef,
 };
 use mlir_sys::{
-    mlirAttributeIsAOpaque, mlirDenseElementsAttrGetSplatValue, mlirDenseElementsAttrIsSplat,
-    mlirAttributeIsADenseElements, mlirOpaqueAttrGetData, mlirOpaqueAttrGetDialectNamespace,
+    mlirAttributeIsADenseElements, mlirAttributeIsAOpaque, mlirDenseElementsAttrGetSplatValue,
+    mlirDenseElementsAttrIsSplat, mlirOpaqueAttrGetData, mlirOpaqueAttrGetDialectNamespace,
 };
-use crate::tensor::is_i1;
 use thiserror::Error;
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -93,14 +89,12 @@ fn wrong(op: &OperationRef, name: &str, expected: &'static str, found: Attribute
 }
 
 fn attribute<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Attribute<'c>, ViewError> {
-    op.attribute(name)
-        .map_err(|_| ViewError::MissingAttribute { op: op_name(op), name: name.into() })
+    op.attribute(name).map_err(|_| ViewError::MissingAttribute { op: op_name(op), name: name.into() })
 }
 
 fn i64_array(op: &OperationRef, name: &str) -> Result<Vec<i64>, ViewError> {
     let attribute = attribute(op, name)?;
-    let array = DenseI64ArrayAttribute::try_from(attribute)
-        .map_err(|_| wrong(op, name, "array<i64>", attribute))?;
+    let array = DenseI64ArrayAttribute::try_from(attribute).map_err(|_| wrong(op, name, "array<i64>", attribute))?;
     Ok((0..array.len()).filter_map(|i| array.element(i).ok()).collect())
 }
 
@@ -112,8 +106,9 @@ fn payload<T>(
     parse: fn(&str) -> Result<T, PayloadError>,
 ) -> Result<T, ViewError> {
     match opaque_attribute(attribute) {
-        Some((namespace, data)) if namespace == "stablehlo" => parse(&data)
-            .map_err(|source| ViewError::Payload { op: op_name(op), name: name.into(), source }),
+        Some((namespace, data)) if namespace == "stablehlo" => {
+            parse(&data).map_err(|source| ViewError::Payload { op: op_name(op), name: name.into(), source })
+        }
         _ => Err(wrong(op, name, "a #stablehlo attribute", attribute)),
     }
 }
@@ -193,8 +188,7 @@ impl<'c, 'a> DotGeneral<'c, 'a> {
         let Ok(attribute) = attribute(&self.op, name) else {
             return Ok(Vec::new());
         };
-        let array = ArrayAttribute::try_from(attribute)
-            .map_err(|_| wrong(&self.op, name, "an array", attribute))?;
+        let array = ArrayAttribute::try_from(attribute).map_err(|_| wrong(&self.op, name, "an array", attribute))?;
         (0..array.len())
             .map(|i| {
                 let element = array.element(i).map_err(|_| wrong(&self.op, name, "an array", attribute))?;

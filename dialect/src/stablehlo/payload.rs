@@ -34,9 +34,7 @@ impl StructPayload {
     pub fn parse(text: &str) -> Result<Self, PayloadError> {
         let text = text.trim();
         let open = text.find('<').ok_or_else(|| expected("`<`", text))?;
-        let body = text[open + 1..]
-            .strip_suffix('>')
-            .ok_or_else(|| expected("a closing `>`", text))?;
+        let body = text[open + 1..].strip_suffix('>').ok_or_else(|| expected("a closing `>`", text))?;
         let mut fields = Vec::new();
         for field in split_top_level(body) {
             let (key, value) = field.split_once('=').ok_or_else(|| expected("`key = value`", field))?;
@@ -207,10 +205,9 @@ mod tests {
 
     #[test]
     fn dot_dimension_numbers_without_contraction() {
-        let dims = DotDimensionNumbers::parse(
-            "dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1]>",
-        )
-        .unwrap();
+        let dims =
+            DotDimensionNumbers::parse("dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1]>")
+                .unwrap();
         assert!(dims.lhs_contracting.is_empty());
         assert_eq!(
             dims.to_string(),

@@ -124,7 +124,13 @@ fn profile_candidate(program: &str, pipeline: &str, target: &str) -> Result<i64,
     let result = (|| {
         std::fs::write(&source, program).map_err(|e| e.to_string())?;
         let this = std::env::current_exe().map_err(|e| e.to_string())?;
-        let output = std::process::Command::new(&this).arg(&source).arg(format!("--pass-pipeline={pipeline}")).arg("-o").arg(&lowered).output().map_err(|e| e.to_string())?;
+        let output = std::process::Command::new(&this)
+            .arg(&source)
+            .arg(format!("--pass-pipeline={pipeline}"))
+            .arg("-o")
+            .arg(&lowered)
+            .output()
+            .map_err(|e| e.to_string())?;
         if !output.status.success() {
             return Err(String::from_utf8_lossy(&output.stderr).into_owned());
         }
@@ -135,7 +141,11 @@ fn profile_candidate(program: &str, pipeline: &str, target: &str) -> Result<i64,
             .output()
             .map_err(|e| format!("{}: {e}", flywheel.display()))?;
         let text = String::from_utf8_lossy(&output.stdout);
-        let total = text.split("\"total_cycles\":").nth(1).and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse().ok());
+        let total = text
+            .split("\"total_cycles\":")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok());
         total.filter(|_| output.status.success()).ok_or_else(|| String::from_utf8_lossy(&output.stderr).into_owned())
     })();
     let _ = std::fs::remove_dir_all(&directory);
@@ -152,9 +162,7 @@ fn run() -> Result<(), Failure> {
             let _ = error.print();
             return Ok(());
         }
-        Err(error) => {
-            return Err(Failure::Usage(error.to_string().trim_start_matches("error: ").trim().to_owned()))
-        }
+        Err(error) => return Err(Failure::Usage(error.to_string().trim_start_matches("error: ").trim().to_owned())),
     };
     if cli.list_passes {
         print!("{}", pass_list());
@@ -211,8 +219,8 @@ fn process_chunk(cli: &Cli, pass_flags: &[pipeline::Element], chunk: &[u8]) -> R
     let source = String::from_utf8_lossy(chunk);
     let file_name = if cli.input == "-" { "<stdin>" } else { cli.input.as_str() };
     let (problems, ok) = if cli.verify_diagnostics {
-        let expectations = parse_expectations(&source)
-            .map_err(|message| Failure::Usage(format!("{file_name}: {message}")))?;
+        let expectations =
+            parse_expectations(&source).map_err(|message| Failure::Usage(format!("{file_name}: {message}")))?;
         let problems = check(&expectations, &reported);
         let ok = problems.is_empty();
         (problems, ok)
@@ -249,7 +257,11 @@ fn transform(
     Ok(Some(print_module(cli, context, &module)))
 }
 
-fn pass_manager<'c>(cli: &Cli, pass_flags: &[pipeline::Element], context: &'c Context) -> Result<PassManager<'c>, Failure> {
+fn pass_manager<'c>(
+    cli: &Cli,
+    pass_flags: &[pipeline::Element],
+    context: &'c Context,
+) -> Result<PassManager<'c>, Failure> {
     let anchor = StringRef::new("builtin.module");
     let manager = unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), anchor.to_raw())) };
     manager.enable_verifier(cli.verify_each);
@@ -261,7 +273,16 @@ fn pass_manager<'c>(cli: &Cli, pass_flags: &[pipeline::Element], context: &'c Co
     if cli.print_ir_after_all {
         let flags = printing_flags(cli, true);
         unsafe {
-            mlirPassManagerEnableIRPrinting(manager.to_raw(), false, true, true, false, false, flags.to_raw(), StringRef::new("").to_raw())
+            mlirPassManagerEnableIRPrinting(
+                manager.to_raw(),
+                false,
+                true,
+                true,
+                false,
+                false,
+                flags.to_raw(),
+                StringRef::new("").to_raw(),
+            )
         };
     }
     if cli.timing {
@@ -272,7 +293,11 @@ fn pass_manager<'c>(cli: &Cli, pass_flags: &[pipeline::Element], context: &'c Co
 
 fn printing_flags(cli: &Cli, generic: bool) -> OperationPrintingFlags {
     let flags = OperationPrintingFlags::new().enable_debug_info(cli.print_debuginfo, false);
-    if generic { flags.print_generic_operation_form() } else { flags }
+    if generic {
+        flags.print_generic_operation_form()
+    } else {
+        flags
+    }
 }
 
 fn print_module(cli: &Cli, context: &Context, module: &Module) -> Vec<u8> {
@@ -280,10 +305,8 @@ fn print_module(cli: &Cli, context: &Context, module: &Module) -> Vec<u8> {
         return module.as_operation().write_bytecode();
     }
     let generic = cli.print_generic || has_unregistered_ops(context, module);
-    let mut text = module
-        .as_operation()
-        .to_string_with_flags(printing_flags(cli, generic))
-        .expect("a verified module prints");
+    let mut text =
+        module.as_operation().to_string_with_flags(printing_flags(cli, generic)).expect("a verified module prints");
     if !text.ends_with('\n') {
         text.push('\n');
     }
@@ -298,7 +321,11 @@ fn has_unregistered_ops(context: &Context, module: &Module) -> bool {
         let name = name.as_string_ref().as_str().unwrap_or_default();
         // IRDL ops (flywheel.*) are registered but print generically anyway.
         found = !name.starts_with("flywheel.") && !context.is_registered_operation(name);
-        if found { WalkResult::Interrupt } else { WalkResult::Advance }
+        if found {
+            WalkResult::Interrupt
+        } else {
+            WalkResult::Advance
+        }
     });
     found
 }
@@ -321,10 +348,15 @@ fn pass_list() -> String {
     for pipeline in pipelines() {
         text.push_str(&format!("  {:<28} {}\n", pipeline.name, pipeline.summary));
         for option in pipeline.options {
-            text.push_str(&format!("      {}=<{}>  {} (default: {})\n", option.name, option.kind_name(), option.help, option.default));
+            text.push_str(&format!(
+                "      {}=<{}>  {} (default: {})\n",
+                option.name,
+                option.kind_name(),
+                option.help,
+                option.default
+            ));
         }
     }
     text.push_str("Upstream MLIR passes (canonicalize, cse, ...) are accepted by name as well.\n");
     text
 }
-

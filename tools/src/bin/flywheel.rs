@@ -224,8 +224,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             if let Some(path) = save {
                 let named: Vec<(String, Array)> =
                     outputs.into_iter().enumerate().map(|(index, output)| (format!("arr_{index}"), output)).collect();
-                let bytes = write_npz(&named).map_err(|error| Failure::Usage(format!("cannot encode '{path}': {error}")))?;
-                write_atomically(&path, &bytes).map_err(|error| Failure::Usage(format!("cannot write '{path}': {error}")))?;
+                let bytes =
+                    write_npz(&named).map_err(|error| Failure::Usage(format!("cannot encode '{path}': {error}")))?;
+                write_atomically(&path, &bytes)
+                    .map_err(|error| Failure::Usage(format!("cannot write '{path}': {error}")))?;
             }
             Ok(())
         }
@@ -302,7 +304,8 @@ const PROFILE_WORKER: &str = "FLYWHEEL_PROFILE_WORKER_DIR";
 /// Runs this same command as a child that compiles with the profile written to
 /// `directory`; its stderr is passed on, and an abort inside libtpu becomes an error.
 fn profile_in_child(directory: &Path) -> Result<(), Failure> {
-    let executable = std::env::current_exe().map_err(|error| Failure::Usage(format!("cannot find flywheel itself: {error}")))?;
+    let executable =
+        std::env::current_exe().map_err(|error| Failure::Usage(format!("cannot find flywheel itself: {error}")))?;
     let output = std::process::Command::new(executable)
         .args(std::env::args_os().skip(1))
         .env(PROFILE_WORKER, directory)
@@ -322,7 +325,11 @@ fn profile_in_child(directory: &Path) -> Result<(), Failure> {
         _ => {
             let reason = stderr
                 .lines()
-                .find_map(|line| line.split_once("] ").filter(|(head, _)| head.starts_with('F')).map(|(_, message)| message.to_owned()))
+                .find_map(|line| {
+                    line.split_once("] ")
+                        .filter(|(head, _)| head.starts_with('F'))
+                        .map(|(_, message)| message.to_owned())
+                })
                 .unwrap_or_else(|| format!("the compile ended with {}", output.status));
             Err(Failure::Module(format!("libtpu aborted while profiling: {reason}")))
         }
@@ -371,7 +378,8 @@ fn inputs(cpu: &CpuArgs, program: &CpuProgram) -> Result<Vec<Array>, Failure> {
         let mut rng = Rng::new(cpu.seed);
         return Ok(parameters.iter().map(|p| Array::random(p.dtype, p.dims.clone(), &mut rng)).collect());
     }
-    let bytes = std::fs::read(&cpu.inputs).map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", cpu.inputs)))?;
+    let bytes =
+        std::fs::read(&cpu.inputs).map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", cpu.inputs)))?;
     let mut arrays = read_npz(&bytes).map_err(|error| Failure::Usage(format!("{}: {error}", cpu.inputs)))?;
     // np.savez(f, *arrays) names them arr_0, arr_1, ...; otherwise take archive order.
     let positional: Option<Vec<usize>> =
@@ -431,12 +439,17 @@ fn print_summary(index: usize, output: &Array) {
     } else {
         format!("mean {mean:.6e}  min {min:.6e}  max {max:.6e}  l2 {l2:.6e}")
     };
-    println!("  output {index}  {}  checksum {:016x}  {statistics}  nan {nan}  inf {inf}", output.type_text(), output.checksum());
+    println!(
+        "  output {index}  {}  checksum {:016x}  {statistics}  nan {nan}  inf {inf}",
+        output.type_text(),
+        output.checksum()
+    );
 }
 /// Reads a module, checking that MLIR parses it (so malformed input gets a located error
 /// rather than a compiler crash), and reads what `inspect` wants to know about it.
 fn read_module<T>(path: &Path, inspect: impl FnOnce(&Module) -> T) -> Result<(Vec<u8>, T), Failure> {
-    let bytes = std::fs::read(path).map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|error| Failure::Usage(format!("cannot read '{}': {error}", path.display())))?;
     let context = create_context();
     let collector = Collector::attach(&context);
     let Some(module) = parse_module(&context, &bytes) else {

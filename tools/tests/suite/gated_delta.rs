@@ -43,20 +43,146 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    Case { name: "random_bf16_gva", batch: 1, key_heads: 1, value_heads: 2, length: 256, key_dim: 128, value_dim: 128, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
-    Case { name: "padded_f32_initial_state", batch: 2, key_heads: 1, value_heads: 1, length: 200, key_dim: 64, value_dim: 128, element: "f32", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
-    Case { name: "correlated_keys_f32", batch: 1, key_heads: 1, value_heads: 1, length: 256, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false, heads_first: false },
+    Case {
+        name: "random_bf16_gva",
+        batch: 1,
+        key_heads: 1,
+        value_heads: 2,
+        length: 256,
+        key_dim: 128,
+        value_dim: 128,
+        element: "bf16",
+        initial_state: false,
+        keys: Keys::Random,
+        chunk: 64,
+        long: false,
+        heads_first: false,
+    },
+    Case {
+        name: "padded_f32_initial_state",
+        batch: 2,
+        key_heads: 1,
+        value_heads: 1,
+        length: 200,
+        key_dim: 64,
+        value_dim: 128,
+        element: "f32",
+        initial_state: true,
+        keys: Keys::Random,
+        chunk: 64,
+        long: false,
+        heads_first: false,
+    },
+    Case {
+        name: "correlated_keys_f32",
+        batch: 1,
+        key_heads: 1,
+        value_heads: 1,
+        length: 256,
+        key_dim: 128,
+        value_dim: 128,
+        element: "f32",
+        initial_state: false,
+        keys: Keys::Correlated,
+        chunk: 64,
+        long: false,
+        heads_first: false,
+    },
     // The same keys for four value heads, stacked in one step (their inverses side by side).
-    Case { name: "correlated_keys_4_heads_f32", batch: 1, key_heads: 1, value_heads: 4, length: 128, key_dim: 128, value_dim: 128, element: "f32", initial_state: false, keys: Keys::Correlated, chunk: 64, long: false, heads_first: false },
-    Case { name: "small_chunks_bf16", batch: 1, key_heads: 2, value_heads: 2, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 32, long: false, heads_first: false },
+    Case {
+        name: "correlated_keys_4_heads_f32",
+        batch: 1,
+        key_heads: 1,
+        value_heads: 4,
+        length: 128,
+        key_dim: 128,
+        value_dim: 128,
+        element: "f32",
+        initial_state: false,
+        keys: Keys::Correlated,
+        chunk: 64,
+        long: false,
+        heads_first: false,
+    },
+    Case {
+        name: "small_chunks_bf16",
+        batch: 1,
+        key_heads: 2,
+        value_heads: 2,
+        length: 128,
+        key_dim: 64,
+        value_dim: 64,
+        element: "bf16",
+        initial_state: true,
+        keys: Keys::Random,
+        chunk: 32,
+        long: false,
+        heads_first: false,
+    },
     // Four value heads per step reading two key heads (heads_per_step).
     // Sixteen value heads reading eight key heads: one step's heads on v6e.
-    Case { name: "grouped_8_16_bf16", batch: 1, key_heads: 8, value_heads: 16, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
+    Case {
+        name: "grouped_8_16_bf16",
+        batch: 1,
+        key_heads: 8,
+        value_heads: 16,
+        length: 128,
+        key_dim: 64,
+        value_dim: 64,
+        element: "bf16",
+        initial_state: false,
+        keys: Keys::Random,
+        chunk: 64,
+        long: false,
+        heads_first: false,
+    },
     // grouped_4_8_bf16 laid out BNTH.
-    Case { name: "grouped_4_8_bf16_heads_first", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: true },
-    Case { name: "grouped_4_8_bf16", batch: 1, key_heads: 4, value_heads: 8, length: 128, key_dim: 64, value_dim: 64, element: "bf16", initial_state: true, keys: Keys::Random, chunk: 64, long: false, heads_first: false },
+    Case {
+        name: "grouped_4_8_bf16_heads_first",
+        batch: 1,
+        key_heads: 4,
+        value_heads: 8,
+        length: 128,
+        key_dim: 64,
+        value_dim: 64,
+        element: "bf16",
+        initial_state: true,
+        keys: Keys::Random,
+        chunk: 64,
+        long: false,
+        heads_first: true,
+    },
+    Case {
+        name: "grouped_4_8_bf16",
+        batch: 1,
+        key_heads: 4,
+        value_heads: 8,
+        length: 128,
+        key_dim: 64,
+        value_dim: 64,
+        element: "bf16",
+        initial_state: true,
+        keys: Keys::Random,
+        chunk: 64,
+        long: false,
+        heads_first: false,
+    },
     // 8192 tokens: the state carried through 128 chunks must not drift.
-    Case { name: "long_8192_bf16", batch: 1, key_heads: 1, value_heads: 1, length: 8192, key_dim: 64, value_dim: 64, element: "bf16", initial_state: false, keys: Keys::Random, chunk: 64, long: true, heads_first: false },
+    Case {
+        name: "long_8192_bf16",
+        batch: 1,
+        key_heads: 1,
+        value_heads: 1,
+        length: 8192,
+        key_dim: 64,
+        value_dim: 64,
+        element: "bf16",
+        initial_state: false,
+        keys: Keys::Random,
+        chunk: 64,
+        long: true,
+        heads_first: false,
+    },
 ];
 
 /// Relative L2 every variant with f32 products stays within (the budget).
@@ -66,17 +192,47 @@ const F32_PRODUCTS: f64 = 1e-3;
 /// relative L2 tolerance).
 const VARIANTS: &[(&str, &str, &str, f64)] = &[
     ("forward_substitution", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "", F32_PRODUCTS),
-    ("tri_inverse", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32}", "flywheel-tri-inverse{block=8 diagonal=substitution},", F32_PRODUCTS),
+    (
+        "tri_inverse",
+        "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32}",
+        "flywheel-tri-inverse{block=8 diagonal=substitution},",
+        F32_PRODUCTS,
+    ),
     // Four heads per step, products apart (no layout recorded).
-    ("heads_per_step", "flywheel-tile{gdn-heads=4 gdn-precision=fp32}", "flywheel-tri-inverse{diagonal=substitution},", F32_PRODUCTS),
+    (
+        "heads_per_step",
+        "flywheel-tile{gdn-heads=4 gdn-precision=fp32}",
+        "flywheel-tri-inverse{diagonal=substitution},",
+        F32_PRODUCTS,
+    ),
     // With gates in base 2 (exp2) too.
-    ("doubling", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    (
+        "doubling",
+        "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-exp2=true}",
+        "flywheel-tri-inverse{block=8},",
+        F32_PRODUCTS,
+    ),
     // Two and four chunks per grid step, the state handed on in registers.
-    ("chunks_per_step", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}", "flywheel-tri-inverse{block=8},", F32_PRODUCTS),
-    ("stacked_chunks_per_step", "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
+    (
+        "chunks_per_step",
+        "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=2}",
+        "flywheel-tri-inverse{block=8},",
+        F32_PRODUCTS,
+    ),
+    (
+        "stacked_chunks_per_step",
+        "flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=4}",
+        "flywheel-tri-inverse,",
+        F32_PRODUCTS,
+    ),
     // Four chunks per step, f32 products, one head per step, each chunk's parallel work
     // issued two chunks ahead of the state updates.
-    ("pipelined", "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}", "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},", F32_PRODUCTS),
+    (
+        "pipelined",
+        "flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32 gdn-chunks-per-step=4}",
+        "flywheel-pipeline{gdn-lookahead=2},flywheel-tri-inverse{block=8},",
+        F32_PRODUCTS,
+    ),
     // What flywheel-tpu runs for v6e: heads stacked to 1024 rows (grouped_8_16 runs its
     // sixteen value heads in one step, grouped_4_8 its eight, correlated_keys_4_heads its four), their
     // chunk-parallel tiles in diagonal blocks of 128 rows (two heads), bf16x3 products,
@@ -84,21 +240,51 @@ const VARIANTS: &[(&str, &str, &str, f64)] = &[
     // doubling, the heads' inverses side by side, the blocks' and chunks' inverses solved
     // together, in groups of sixteen (grouped_8_16) their products in one bf16 pass and
     // one Newton step on blocks of 4.
-    ("defaults", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{refine-from=16},", F32_PRODUCTS),
+    (
+        "defaults",
+        "flywheel-layout,flywheel-tile",
+        "flywheel-pipeline,flywheel-tri-inverse{refine-from=16},",
+        F32_PRODUCTS,
+    ),
     // The defaults with every inverse refined (blocks of 4).
-    ("refined", "flywheel-layout,flywheel-tile", "flywheel-pipeline,flywheel-tri-inverse{refine-from=1},", F32_PRODUCTS),
+    (
+        "refined",
+        "flywheel-layout,flywheel-tile",
+        "flywheel-pipeline,flywheel-tri-inverse{refine-from=1},",
+        F32_PRODUCTS,
+    ),
     // The defaults with q, k and v read token-major too ([B, T, N x D] windows; the
     // output is token-major by default, heads_first cases keep every window head-major).
-    ("token_major_inputs", "flywheel-layout,flywheel-tile{gdn-token-major=all}", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    (
+        "token_major_inputs",
+        "flywheel-layout,flywheel-tile{gdn-token-major=all}",
+        "flywheel-pipeline,flywheel-tri-inverse,",
+        F32_PRODUCTS,
+    ),
     // The defaults with the step's chunk-parallel tiles whole (512 x 512 for grouped_4_8):
     // the inverse side by side, its products in lane groups of 128.
-    ("whole_step_tiles", "flywheel-layout,flywheel-tile{gdn-block-rows=0}", "flywheel-pipeline,flywheel-tri-inverse,", F32_PRODUCTS),
+    (
+        "whole_step_tiles",
+        "flywheel-layout,flywheel-tile{gdn-block-rows=0}",
+        "flywheel-pipeline,flywheel-tri-inverse,",
+        F32_PRODUCTS,
+    ),
     // The defaults with four heads per step (v5e's) and their inverses on the 128 x 128
     // blocks, not side by side.
-    ("stacked_inverse", "flywheel-layout,flywheel-tile{gdn-heads=4}", "flywheel-pipeline,flywheel-tri-inverse{side-by-side=false},", F32_PRODUCTS),
+    (
+        "stacked_inverse",
+        "flywheel-layout,flywheel-tile{gdn-heads=4}",
+        "flywheel-pipeline,flywheel-tri-inverse{side-by-side=false},",
+        F32_PRODUCTS,
+    ),
     // Kᵀ for the state updates from a copy of K transposed in HBM (flywheel-layout),
     // sliced per chunk from each step's four chunks.
-    ("transposed_key_copy", "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-chunks-per-step=4}", "flywheel-tri-inverse,", F32_PRODUCTS),
+    (
+        "transposed_key_copy",
+        "flywheel-layout{gdn-state-keys=transposed-copy},flywheel-tile{gdn-heads=4 gdn-chunks-per-step=4}",
+        "flywheel-tri-inverse,",
+        F32_PRODUCTS,
+    ),
     // The products after the inverse in one bf16 pass each, as fla takes them: measured
     // relative L2 2.7e-3 to 3.8e-3, 6.7e-3 with correlated keys — over the f32 budget,
     // so off by default.
@@ -109,22 +295,29 @@ pub fn trials() -> Vec<Trial> {
     VARIANTS
         .iter()
         .flat_map(|&(variant, tile, passes, rtol)| {
-            CASES
-                .iter()
-                .filter(move |case| !case.long || !passes.is_empty())
-                .map(move |case| Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, tile, passes, rtol)))
+            CASES.iter().filter(move |case| !case.long || !passes.is_empty()).map(move |case| {
+                Trial::test(format!("gated_delta::{variant}::{}", case.name), move || check(case, tile, passes, rtol))
+            })
         })
         .collect()
 }
 
 fn module(case: &Case) -> String {
-    let tensor = |dims: &[i64], element: &str| format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"));
+    let tensor = |dims: &[i64], element: &str| {
+        format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
+    };
     let (b, t) = (case.batch, case.length);
-    let (q, v) = (tensor(&[b, t, case.key_heads, case.key_dim], case.element), tensor(&[b, t, case.value_heads, case.value_dim], case.element));
+    let (q, v) = (
+        tensor(&[b, t, case.key_heads, case.key_dim], case.element),
+        tensor(&[b, t, case.value_heads, case.value_dim], case.element),
+    );
     let gate = tensor(&[b, t, case.value_heads], "f32");
     let state = tensor(&[b, case.value_heads, case.key_dim, case.value_dim], "f32");
-    let (initial_argument, initial_operand, initial_type) =
-        if case.initial_state { (format!(", %s0: {state}"), ", %s0", format!(", {state}")) } else { (String::new(), "", String::new()) };
+    let (initial_argument, initial_operand, initial_type) = if case.initial_state {
+        (format!(", %s0: {state}"), ", %s0", format!(", {state}"))
+    } else {
+        (String::new(), "", String::new())
+    };
     let mut body = String::new();
     // With heads first, each operand as %x_op transposed to BNTH ([B, N, T] gates) and
     // the op's output transposed back.
@@ -133,11 +326,20 @@ fn module(case: &Case) -> String {
         format!("%{name}_op")
     };
     let (layout, q_op, v_op, gate_op, operands) = if case.heads_first {
-        let (q_op, v_op) = (tensor(&[b, case.key_heads, t, case.key_dim], case.element), tensor(&[b, case.value_heads, t, case.value_dim], case.element));
+        let (q_op, v_op) = (
+            tensor(&[b, case.key_heads, t, case.key_dim], case.element),
+            tensor(&[b, case.value_heads, t, case.value_dim], case.element),
+        );
         let gate_op = tensor(&[b, case.value_heads, t], "f32");
-        let operands = [("q", &q, &q_op, "0, 2, 1, 3"), ("k", &q, &q_op, "0, 2, 1, 3"), ("v", &v, &v_op, "0, 2, 1, 3"), ("g", &gate, &gate_op, "0, 2, 1"), ("beta", &gate, &gate_op, "0, 2, 1")]
-            .map(|(name, from, to, permutation)| transposed(&mut body, name, from, to, permutation))
-            .join(", ");
+        let operands = [
+            ("q", &q, &q_op, "0, 2, 1, 3"),
+            ("k", &q, &q_op, "0, 2, 1, 3"),
+            ("v", &v, &v_op, "0, 2, 1, 3"),
+            ("g", &gate, &gate_op, "0, 2, 1"),
+            ("beta", &gate, &gate_op, "0, 2, 1"),
+        ]
+        .map(|(name, from, to, permutation)| transposed(&mut body, name, from, to, permutation))
+        .join(", ");
         ("BNTH", q_op, v_op, gate_op, operands)
     } else {
         ("BTNH", q.clone(), v.clone(), gate.clone(), "%q, %k, %v, %g, %beta".to_owned())
@@ -148,7 +350,8 @@ fn module(case: &Case) -> String {
         (case.key_dim as f64).powf(-0.5),
         case.chunk,
     );
-    let o = if case.heads_first { transposed(&mut body, "result", &v_op, &v, "0, 2, 1, 3") } else { "%result".to_owned() };
+    let o =
+        if case.heads_first { transposed(&mut body, "result", &v_op, &v, "0, 2, 1, 3") } else { "%result".to_owned() };
     format!("func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}{initial_argument}) -> ({v}, {state}) {{\n{body}  return {o}, %s : {v}, {state}\n}}\n")
 }
 
@@ -176,14 +379,21 @@ fn inputs(case: &Case) -> Vec<Array> {
             // k_t = sqrt(0.9) base + sqrt(0.1) noise_t, normalized: cosine ~0.9 pairwise.
             let base = normal(case.key_dim);
             let noise = normal(tokens * case.key_heads * case.key_dim);
-            noise.iter().enumerate().map(|(i, n)| 0.9f64.sqrt() * base[i % case.key_dim as usize] + 0.1f64.sqrt() * n).collect()
+            noise
+                .iter()
+                .enumerate()
+                .map(|(i, n)| 0.9f64.sqrt() * base[i % case.key_dim as usize] + 0.1f64.sqrt() * n)
+                .collect()
         }
     };
     let k = normalized(k, case.key_dim as usize);
     let v = normal(tokens * case.value_heads * case.value_dim);
     let gates = tokens * case.value_heads;
     let (g, beta): (Vec<f64>, Vec<f64>) = match case.keys {
-        Keys::Random => (normal(gates).iter().map(|x| -0.1 * x.abs()).collect(), normal(gates).iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect()),
+        Keys::Random => (
+            normal(gates).iter().map(|x| -0.1 * x.abs()).collect(),
+            normal(gates).iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
+        ),
         Keys::Correlated => (vec![0.0; gates as usize], vec![0.99; gates as usize]),
     };
     let gate_dims = vec![case.batch, case.length, case.value_heads];
@@ -196,14 +406,19 @@ fn inputs(case: &Case) -> Vec<Array> {
     ];
     if case.initial_state {
         let state = normal(case.batch * case.value_heads * case.key_dim * case.value_dim);
-        arrays.push(Array::from_values(DType::F32, vec![case.batch, case.value_heads, case.key_dim, case.value_dim], &state));
+        arrays.push(Array::from_values(
+            DType::F32,
+            vec![case.batch, case.value_heads, case.key_dim, case.value_dim],
+            &state,
+        ));
     }
     arrays
 }
 
 fn check(case: &Case, tile: &str, passes: &str, rtol: f64) -> Result<(), Failed> {
     let source = module(case);
-    let with_kernel = opt(case.name, &source, &format!("pass-pipeline=builtin.module({tile},{passes}flywheel-lower-to-mosaic)"))?;
+    let with_kernel =
+        opt(case.name, &source, &format!("pass-pipeline=builtin.module({tile},{passes}flywheel-lower-to-mosaic)"))?;
     let reference = opt(case.name, &source, "flywheel-lower-to-stablehlo")?;
     if with_kernel.matches("\"tpu_custom_call\"").count() != 1 {
         return Err("expected one kernel".into());
@@ -215,7 +430,10 @@ fn check(case: &Case, tile: &str, passes: &str, rtol: f64) -> Result<(), Failed>
     for (name, (expected, kernel)) in ["o", "final state"].iter().zip(expected.iter().zip(&kernel)) {
         let comparison = compare(expected, kernel, Tolerance { rtol, atol: 0.0 });
         if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
-            eprintln!("{} [{tile},{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}", case.name, comparison.rel_l2, comparison.max_abs);
+            eprintln!(
+                "{} [{tile},{passes}] {name}: relative L2 {:.3e}, max abs {:.3e}",
+                case.name, comparison.rel_l2, comparison.max_abs
+            );
         }
         if let Some(failure) = comparison.failure {
             return Err(format!("{}: {name}: kernel vs reference: {failure}", case.name).into());

@@ -40,24 +40,264 @@ const NARROW: (i64, i64) = (128, 64);
 
 const CONFIGS: &[Config] = &[
     // Key blocks of two lane tiles: lane-replicated statistics widened by tiling.
-    Config { name: "wide_blocks_bf16_d128", batch: 1, q_heads: 2, kv_heads: 1, length: 512, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
-    Config { name: "wide_causal_blocks_f32_d256", batch: 1, q_heads: 2, kv_heads: 2, length: 512, head_dim: 256, element: "f32", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
+    Config {
+        name: "wide_blocks_bf16_d128",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 1,
+        length: 512,
+        head_dim: 128,
+        element: "bf16",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 4.0,
+        key_blocks: (256, 256),
+    },
+    Config {
+        name: "wide_causal_blocks_f32_d256",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 2,
+        length: 512,
+        head_dim: 256,
+        element: "f32",
+        causal: true,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 4.0,
+        key_blocks: (256, 256),
+    },
     // Two lane tiles per key block: pipelined as two sub-blocks, masks at their offsets.
-    Config { name: "wide_mask_and_bias_bf16", batch: 1, q_heads: 2, kv_heads: 1, length: 512, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0, key_blocks: (256, 256) },
-    Config { name: "wide_padded_window_gqa_bf16", batch: 1, q_heads: 4, kv_heads: 2, length: 456, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: (256, 256) },
-    Config { name: "mha_bf16_d128_2x2_blocks", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "causal_bf16_d128_large_logits", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 30.0, key_blocks: NARROW },
-    Config { name: "gqa_bf16_d64", batch: 2, q_heads: 4, kv_heads: 2, length: 128, head_dim: 64, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "mqa_f32_d64", batch: 1, q_heads: 4, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "causal_window_bf16", batch: 1, q_heads: 2, kv_heads: 2, length: 256, head_dim: 128, element: "bf16", causal: true, window: Some((100, 0)), soft_cap: None, bias: false, mask: false, q_gain: 4.0, key_blocks: NARROW },
-    Config { name: "local_window_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 256, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "bias_f32", batch: 2, q_heads: 2, kv_heads: 2, length: 256, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: false, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "mask_and_bias_bf16", batch: 2, q_heads: 2, kv_heads: 1, length: 256, head_dim: 128, element: "bf16", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0, key_blocks: NARROW },
+    Config {
+        name: "wide_mask_and_bias_bf16",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 1,
+        length: 512,
+        head_dim: 128,
+        element: "bf16",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: true,
+        mask: true,
+        q_gain: 1.0,
+        key_blocks: (256, 256),
+    },
+    Config {
+        name: "wide_padded_window_gqa_bf16",
+        batch: 1,
+        q_heads: 4,
+        kv_heads: 2,
+        length: 456,
+        head_dim: 128,
+        element: "bf16",
+        causal: true,
+        window: Some((100, 0)),
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 4.0,
+        key_blocks: (256, 256),
+    },
+    Config {
+        name: "mha_bf16_d128_2x2_blocks",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 2,
+        length: 256,
+        head_dim: 128,
+        element: "bf16",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "causal_bf16_d128_large_logits",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 2,
+        length: 256,
+        head_dim: 128,
+        element: "bf16",
+        causal: true,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 30.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "gqa_bf16_d64",
+        batch: 2,
+        q_heads: 4,
+        kv_heads: 2,
+        length: 128,
+        head_dim: 64,
+        element: "bf16",
+        causal: true,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "mqa_f32_d64",
+        batch: 1,
+        q_heads: 4,
+        kv_heads: 1,
+        length: 256,
+        head_dim: 64,
+        element: "f32",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "causal_window_bf16",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 2,
+        length: 256,
+        head_dim: 128,
+        element: "bf16",
+        causal: true,
+        window: Some((100, 0)),
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 4.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "local_window_f32",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 1,
+        length: 256,
+        head_dim: 64,
+        element: "f32",
+        causal: false,
+        window: Some((40, 24)),
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "bias_f32",
+        batch: 2,
+        q_heads: 2,
+        kv_heads: 2,
+        length: 256,
+        head_dim: 64,
+        element: "f32",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: true,
+        mask: false,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "mask_and_bias_bf16",
+        batch: 2,
+        q_heads: 2,
+        kv_heads: 1,
+        length: 256,
+        head_dim: 128,
+        element: "bf16",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: true,
+        mask: true,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
     // Lengths the blocks do not divide: padded to whole blocks, the key tail masked.
-    Config { name: "padded_causal_gqa_bf16", batch: 1, q_heads: 4, kv_heads: 2, length: 200, head_dim: 128, element: "bf16", causal: true, window: None, soft_cap: None, bias: false, mask: false, q_gain: 8.0, key_blocks: NARROW },
-    Config { name: "padded_window_mqa_f32", batch: 1, q_heads: 2, kv_heads: 1, length: 200, head_dim: 64, element: "f32", causal: false, window: Some((40, 24)), soft_cap: None, bias: false, mask: false, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "padded_mask_and_bias_f32", batch: 2, q_heads: 2, kv_heads: 1, length: 136, head_dim: 64, element: "f32", causal: false, window: None, soft_cap: None, bias: true, mask: true, q_gain: 1.0, key_blocks: NARROW },
-    Config { name: "softcap_f32_d256", batch: 1, q_heads: 1, kv_heads: 1, length: 128, head_dim: 256, element: "f32", causal: false, window: None, soft_cap: Some(20.0), bias: false, mask: false, q_gain: 10.0, key_blocks: NARROW },
+    Config {
+        name: "padded_causal_gqa_bf16",
+        batch: 1,
+        q_heads: 4,
+        kv_heads: 2,
+        length: 200,
+        head_dim: 128,
+        element: "bf16",
+        causal: true,
+        window: None,
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 8.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "padded_window_mqa_f32",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 1,
+        length: 200,
+        head_dim: 64,
+        element: "f32",
+        causal: false,
+        window: Some((40, 24)),
+        soft_cap: None,
+        bias: false,
+        mask: false,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "padded_mask_and_bias_f32",
+        batch: 2,
+        q_heads: 2,
+        kv_heads: 1,
+        length: 136,
+        head_dim: 64,
+        element: "f32",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: true,
+        mask: true,
+        q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    Config {
+        name: "softcap_f32_d256",
+        batch: 1,
+        q_heads: 1,
+        kv_heads: 1,
+        length: 128,
+        head_dim: 256,
+        element: "f32",
+        causal: false,
+        window: None,
+        soft_cap: Some(20.0),
+        bias: false,
+        mask: false,
+        q_gain: 10.0,
+        key_blocks: NARROW,
+    },
 ];
 
 /// The FlyWheel transforms each configuration also runs with: (name, passes before
@@ -99,7 +339,11 @@ pub fn trials() -> Vec<Trial> {
     TRANSFORMS
         .iter()
         .flat_map(|&(variant, before, tile_options, after)| {
-            CONFIGS.iter().map(move |config| Trial::test(format!("kernels::{variant}::{}", config.name), move || check_kernel(config, before, tile_options, after)))
+            CONFIGS.iter().map(move |config| {
+                Trial::test(format!("kernels::{variant}::{}", config.name), move || {
+                    check_kernel(config, before, tile_options, after)
+                })
+            })
         })
         .collect()
 }
@@ -109,10 +353,14 @@ fn extra_dims(config: &Config) -> (Vec<i64>, Vec<i64>) {
 }
 
 fn module(config: &Config) -> String {
-    let tensor = |heads: i64| format!("tensor<{}x{heads}x{}x{}x{}>", config.batch, config.length, config.head_dim, config.element);
+    let tensor = |heads: i64| {
+        format!("tensor<{}x{heads}x{}x{}x{}>", config.batch, config.length, config.head_dim, config.element)
+    };
     let (q, kv) = (tensor(config.q_heads), tensor(config.kv_heads));
     let (mask_dims, bias_dims) = extra_dims(config);
-    let text = |dims: &[i64], element: &str| format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"));
+    let text = |dims: &[i64], element: &str| {
+        format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
+    };
     let mut extra_arguments = String::new();
     let (mut extra_operands, mut extra_types) = (String::new(), String::new());
     if config.mask {
@@ -173,8 +421,10 @@ fn check_kernel(config: &Config, before: &str, tile_options: &str, transforms: &
     let dims = |heads: i64| vec![config.batch, heads, config.length, config.head_dim];
     let mut rng = Rng::new(11);
     let q = Array::random(DType::F64, dims(config.q_heads), &mut rng);
-    let q = Array::from_values(dtype, q.dims.clone(), &q.values().iter().map(|x| x * config.q_gain).collect::<Vec<_>>());
-    let (k, v) = (Array::random(dtype, dims(config.kv_heads), &mut rng), Array::random(dtype, dims(config.kv_heads), &mut rng));
+    let q =
+        Array::from_values(dtype, q.dims.clone(), &q.values().iter().map(|x| x * config.q_gain).collect::<Vec<_>>());
+    let (k, v) =
+        (Array::random(dtype, dims(config.kv_heads), &mut rng), Array::random(dtype, dims(config.kv_heads), &mut rng));
     let mut inputs = vec![q, k, v];
     let (mask_dims, bias_dims) = extra_dims(config);
     if config.mask {
@@ -200,7 +450,10 @@ fn check_kernel(config: &Config, before: &str, tile_options: &str, transforms: &
         return Err("the kernel produced NaN or Inf".into());
     }
     if std::env::var_os("FLYWHEEL_KERNEL_ERRORS").is_some() {
-        eprintln!("{} [{before}{transforms}]: relative L2 {:.3e}, max abs {:.3e}", config.name, comparison.rel_l2, comparison.max_abs);
+        eprintln!(
+            "{} [{before}{transforms}]: relative L2 {:.3e}, max abs {:.3e}",
+            config.name, comparison.rel_l2, comparison.max_abs
+        );
     }
     match comparison.failure {
         None => Ok(()),

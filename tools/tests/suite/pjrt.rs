@@ -34,7 +34,8 @@ pub fn trials() -> Vec<Trial> {
 fn raise_roundtrip(fixture: &Path) -> Result<(), Failed> {
     let name = fixture.file_stem().expect("a file name").to_string_lossy().into_owned();
     let opt = |pipeline: &str, output: &Path| opt(fixture, pipeline, output);
-    let (raised_file, lowered_file) = (scratch(&format!("{name}.raised.mlir")), scratch(&format!("{name}.lowered.mlir")));
+    let (raised_file, lowered_file) =
+        (scratch(&format!("{name}.raised.mlir")), scratch(&format!("{name}.lowered.mlir")));
     let raised = opt("flywheel-raise-attention,flywheel-raise-gated-delta,flywheel-verify", &raised_file);
     let lowered = opt("flywheel-raise-attention,flywheel-raise-gated-delta,flywheel-lower-to-stablehlo", &lowered_file);
     let checked = flywheel(&["check", &fixture.display().to_string(), &lowered_file.display().to_string()]);
@@ -144,7 +145,13 @@ fn known_answer(dtype: DType) -> Result<(), Failed> {
         return Err(format!("expected 3 outputs, got {}", outputs.len()).into());
     };
     for (name, output, expected, magnitudes, dims) in [
-        ("exp(x) * y", product, expected_product.clone(), expected_product.iter().map(|v| v.abs()).collect::<Vec<_>>(), vec![2, 3]),
+        (
+            "exp(x) * y",
+            product,
+            expected_product.clone(),
+            expected_product.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+            vec![2, 3],
+        ),
         ("row sums", sums, expected_sums.to_vec(), sum_magnitudes.to_vec(), vec![2]),
         ("select", select, expected_select.clone(), vec![0.0; 6], vec![2, 3]),
     ] {

@@ -4,7 +4,10 @@
 use crate::repository_root;
 use flywheel_dialect::{
     create_context,
-    stablehlo::{self, BroadcastInDim, Compare, ComparisonDirection, Constant, DotDimensionNumbers, DotGeneral, Iota, Precision, Reduce, Reducer},
+    stablehlo::{
+        self, BroadcastInDim, Compare, ComparisonDirection, Constant, DotDimensionNumbers, DotGeneral, Iota, Precision,
+        Reduce, Reducer,
+    },
 };
 use flywheel_tools::source::parse_module;
 use libtest_mimic::{Failed, Trial};
@@ -45,7 +48,12 @@ fn dot_general_of_einsum_attention() -> Result<(), Failed> {
         return Err(format!("expected two dot_generals, got {dots:?}").into());
     };
     // q, k: [B,T,N,H]; QK^T batches B and N and contracts H.
-    let expected_qk = DotDimensionNumbers { lhs_batching: vec![0, 2], rhs_batching: vec![0, 2], lhs_contracting: vec![3], rhs_contracting: vec![3] };
+    let expected_qk = DotDimensionNumbers {
+        lhs_batching: vec![0, 2],
+        rhs_batching: vec![0, 2],
+        lhs_contracting: vec![3],
+        rhs_contracting: vec![3],
+    };
     assert_eq!(qk.as_ref().unwrap(), &expected_qk);
     assert_eq!(qk_precision.as_ref().unwrap(), &vec![Precision::Default, Precision::Default]);
     // P·V contracts the key axis.
@@ -94,11 +102,8 @@ fn causal_mask_parts() -> Result<(), Failed> {
 
 fn built_ops_print_like_jax() -> Result<(), Failed> {
     let context = create_context();
-    let module = parse_module(
-        &context,
-        b"func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {\n  return\n}",
-    )
-    .ok_or("parses")?;
+    let module = parse_module(&context, b"func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {\n  return\n}")
+        .ok_or("parses")?;
     let function = module.body().first_operation().ok_or("a function")?;
     let block = function.region(0)?.first_block().ok_or("a body")?;
     let dims = DotDimensionNumbers { lhs_contracting: vec![1], rhs_contracting: vec![0], ..Default::default() };
