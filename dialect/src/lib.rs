@@ -22,6 +22,11 @@ use melior::{
 /// The IRDL definition of the `flywheel` dialect, with each op's semantics documented.
 pub const FLYWHEEL_IRDL: &str = include_str!("flywheel.irdl.mlir");
 
+/// A float as MLIR's parser reads it back exactly (`1.25000000000000000e-1`).
+pub fn float_literal(value: f64) -> String {
+    format!("{value:.17e}")
+}
+
 /// A context as FlyWheel tools use it: every upstream dialect registered, the `flywheel`
 /// dialect loaded from IRDL, and unregistered dialects (StableHLO, CHLO, Shardy) allowed.
 pub fn create_context() -> Context {

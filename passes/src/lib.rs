@@ -1,34 +1,25 @@
-//! FlyWheel's passes, one per file, and the machinery `flywheel-opt` and the JAX bridge
-//! use to run them by name next to upstream MLIR passes.
+//! FlyWheel's passes, grouped by stage, and the machinery `flywheel-opt` and the JAX
+//! bridge use to run them by name next to upstream MLIR passes.
 //!
+//! Stages, in pipeline order: `raise` (StableHLO to FlyWheel ops), `prepare` (verify,
+//! shard, choose layouts), `tile` (FlyWheel ops to tile IR kernels), `transforms` (rewrite
+//! the kernels), `lower` (to Mosaic kernel calls, or to plain StableHLO). `analysis` holds
+//! what the raising passes share; `pipelines` the pipeline parser and `flywheel-tpu`.
 //! Each pass module exports its transform as plain functions (usable without a pass
 //! manager) and a `PassInfo` that the registry lists.
 
-pub mod atoms;
-pub mod block_search;
-pub mod exp_softmax;
-pub mod gdn_chunked;
-pub mod hlo;
-mod kernel_text;
-pub mod layout;
-pub mod lower_to_mosaic;
-pub mod lower_to_stablehlo;
-pub mod mosaic_attention;
-pub mod mosaic_gated_delta;
-pub mod operands;
+pub mod analysis;
+pub mod lower;
 pub mod options;
-pub mod pipeline;
-pub mod raise_attention;
-pub mod raise_gated_delta;
+pub mod pass;
+pub mod pipelines;
+pub mod prepare;
+pub mod raise;
 pub mod registry;
-pub mod shard;
-pub mod software_pipeline;
+pub mod target;
 pub mod tile;
-pub mod tile_ir;
-pub mod tpu_pipeline;
-pub mod trace;
-pub mod tri_inverse;
-pub mod verify;
+pub mod transforms;
 
 pub use flywheel_dialect;
-pub use registry::{find_pass, find_pipeline, passes, pipelines, PassInfo, PipelineInfo};
+pub use pass::{PassInfo, PipelineInfo};
+pub use registry::{find_pass, find_pipeline, passes, pipelines};

@@ -1,31 +1,7 @@
 //! Pass options: declared per pass, parsed from MLIR's `{key=value key2=value2}` syntax.
 
+use crate::target::Generation;
 use std::collections::BTreeMap;
-
-/// The TPU generations a `target` option chooses from.
-pub const TARGETS: &[&str] = &["v5e", "v6e", "tpu7x"];
-
-/// A TPU generation, as a `target` option names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Generation {
-    V5e,
-    V6e,
-    /// Its 64 MiB of VMEM is half v6e's.
-    Tpu7x,
-}
-
-impl Generation {
-    const ALL: [Generation; 3] = [Generation::V5e, Generation::V6e, Generation::Tpu7x];
-
-    /// The name a `target` option gives it (one of TARGETS).
-    pub fn name(self) -> &'static str {
-        match self {
-            Generation::V5e => "v5e",
-            Generation::V6e => "v6e",
-            Generation::Tpu7x => "tpu7x",
-        }
-    }
-}
 
 /// The type an option's value must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,8 +95,7 @@ impl PassOptions {
 
     /// The generation a choice of TARGETS names.
     pub fn generation(&self, name: &str) -> Generation {
-        let raw = self.raw(name);
-        Generation::ALL.into_iter().find(|generation| generation.name() == raw).unwrap_or(Generation::V6e)
+        Generation::named(self.raw(name)).unwrap_or(Generation::V6e)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Comparing a program's outputs with a reference's: the numbers every rewrite must keep.
 
-use crate::array::{Array, DType};
+use flywheel_kernels::array::{Array, DType};
 
 /// How far a candidate may stray: it passes when its relative L2 error is within `rtol`
 /// or its largest absolute error within `atol`.

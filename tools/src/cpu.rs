@@ -1,7 +1,6 @@
 //! Running StableHLO on the PJRT CPU plugin, to check numerics without a TPU.
 
 use crate::{
-    array::{Array, DType},
     kernel_handler,
     plugin::{mlir_program, Padded, Plugin},
     program::{partitioning, Partitioning},
@@ -9,6 +8,7 @@ use crate::{
     tpu::pjrt_message,
 };
 use flywheel_dialect::create_context;
+use flywheel_kernels::array::{Array, DType};
 use melior::{
     ir::{
         attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute, TypeAttribute},

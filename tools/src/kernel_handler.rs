@@ -8,11 +8,9 @@
 //! its handler registration takes typed handlers only and has no `api_version` field
 //! (read from the plugin's own size check and field reads; older headers had one).
 
-use crate::{
-    array::{element_count, Array, DType},
-    mosaic_interpreter::{interpret, kernel_body},
-    plugin::Plugin,
-};
+use crate::plugin::Plugin;
+use flywheel_kernels::array::{element_count, Array, DType};
+use flywheel_kernels::interpreter::{interpret, kernel_body};
 use melior::{
     ir::{
         attribute::{DictionaryAttribute, IntegerAttribute, StringAttribute},

@@ -2,12 +2,10 @@
 //! collecting and rendering diagnostics (and checking them against `expected-*`
 //! comments), and writing output files atomically.
 
-pub mod array;
 pub mod compare;
 pub mod cpu;
 pub mod diagnostics;
 pub mod kernel_handler;
-pub mod mosaic_interpreter;
 pub mod npy;
 pub mod output;
 pub mod plugin;

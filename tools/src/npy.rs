@@ -6,7 +6,7 @@
 //! so FlyWheel writes bf16 that way and reads `<V2` as bf16
 //! (`np.load(f)["arr_0"].view(ml_dtypes.bfloat16)` on the numpy side).
 
-use crate::array::{element_count, Array, DType};
+use flywheel_kernels::array::{element_count, Array, DType};
 use std::io::{Cursor, Read, Write};
 
 const MAGIC: &[u8] = b"\x93NUMPY";

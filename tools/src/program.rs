@@ -1,7 +1,7 @@
 //! What the tools need to know about a program before handing it to PJRT: its entry
 //! function's signature and how it is partitioned over chips.
 
-use crate::array::{type_text, DType};
+use flywheel_kernels::array::{type_text, DType};
 use melior::ir::{
     attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
     operation::OperationLike,

@@ -6,7 +6,7 @@
 
 use clap::{CommandFactory, Parser};
 use flywheel_dialect::{create_context, verify::verify};
-use flywheel_passes::{passes, pipeline, pipelines};
+use flywheel_passes::{passes, pipelines, pipelines::parse as pipeline};
 use flywheel_tools::{
     diagnostics::{render, Collector, Kind},
     output::write_atomically,
@@ -153,7 +153,7 @@ fn profile_candidate(program: &str, pipeline: &str, target: &str) -> Result<i64,
 }
 
 fn run() -> Result<(), Failure> {
-    flywheel_passes::block_search::set_profiler(profile_candidate);
+    flywheel_passes::tile::block_search::set_profiler(profile_candidate);
     let (driver_arguments, pass_flags) = split_arguments(std::env::args().collect());
     let cli = match Cli::try_parse_from(driver_arguments) {
         Ok(cli) => cli,

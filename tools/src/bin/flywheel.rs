@@ -7,8 +7,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use flywheel_dialect::create_context;
+use flywheel_kernels::array::{Array, Rng};
 use flywheel_tools::{
-    array::{Array, Rng},
     compare::{compare, Tolerance},
     cpu::{locate_cpu_plugin, CpuError, CpuRunner},
     diagnostics::{render, Collector},

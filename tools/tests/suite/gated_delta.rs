@@ -6,8 +6,8 @@
 //! `FLYWHEEL_KERNEL_ERRORS=1` prints each case's errors.
 
 use crate::kernels::opt;
+use flywheel_kernels::array::{Array, DType, Rng};
 use flywheel_tools::{
-    array::{Array, DType, Rng},
     compare::{compare, Tolerance},
     cpu::{locate_cpu_plugin, CpuRunner},
 };

@@ -4,8 +4,8 @@
 //! same random inputs. `FLYWHEEL_KERNEL_ERRORS=1` prints each
 //! configuration's errors.
 
+use flywheel_kernels::array::{Array, DType, Rng};
 use flywheel_tools::{
-    array::{Array, DType, Rng},
     compare::{compare, Tolerance},
     cpu::{locate_cpu_plugin, CpuRunner},
 };

@@ -2,10 +2,8 @@
 //! here, independently of XLA.
 
 use crate::{mlir_files, repository_root};
-use flywheel_tools::{
-    array::{Array, DType},
-    npy::{read_npz, write_npz},
-};
+use flywheel_kernels::array::{Array, DType};
+use flywheel_tools::npy::{read_npz, write_npz};
 use libtest_mimic::{Failed, Trial};
 use std::{path::Path, process::Command};
 

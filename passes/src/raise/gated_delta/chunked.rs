@@ -13,11 +13,11 @@
 //! where it matters for that identity: which axis of each C x C matrix is the row i and
 //! which the column j, the masks (evaluated), the solve's flags, the slices.
 
+use super::scan::{read_slice, Body, Loop, Scan};
 use crate::{
-    atoms::{Atoms, Axis},
-    operands::{dot_axes, miss, pair_all, same_value, Miss},
-    raise_gated_delta::{read_slice, Body, Loop},
-    trace::{apply_layout, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer},
+    analysis::atoms::{Atoms, Axis},
+    analysis::operands::{dot_axes, miss, pair_all, same_value, Miss},
+    analysis::trace::{apply_layout, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer},
 };
 use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotDimensionNumbers, DotGeneral, Iota};
 use melior::ir::{
@@ -222,7 +222,7 @@ fn last_gate_of<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     value: &Traced<'c, 'a>,
     gamma: usize,
-    scan: &crate::raise_gated_delta::Scan<'c, 'a>,
+    scan: &Scan<'c, 'a>,
 ) -> Option<()> {
     let (values, _) = follow_layout(tracer, value, LAYOUT);
     let node = tracer.producer_named(&values[0], "stablehlo.slice")?;

@@ -7,9 +7,9 @@
 //! are checked on real inputs.
 
 use crate::{
-    hlo::HloBuilder,
+    analysis::hlo::HloBuilder,
     options::PassOptions,
-    registry::{external_pass, Anchor, PassId, PassInfo},
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
     diagnostics::emit_error,

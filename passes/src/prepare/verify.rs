@@ -5,7 +5,7 @@
 
 use crate::{
     options::PassOptions,
-    registry::{external_pass, Anchor, PassId, PassInfo},
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::verify::verify;
 use melior::{ir::operation::OperationRef, pass::Pass};

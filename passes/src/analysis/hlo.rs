@@ -1,7 +1,8 @@
 //! Building StableHLO ops (generic form, attributes as properties, as JAX prints them)
 //! in front of an op, for passes that rewrite into or out of StableHLO.
 
-use crate::atoms::{Atom, Atoms, Axis};
+use crate::analysis::atoms::{Atom, Atoms, Axis};
+use flywheel_dialect::float_literal;
 use flywheel_dialect::stablehlo::{build, ComparisonDirection, ComparisonType, DotDimensionNumbers};
 use melior::{
     ir::{
@@ -46,11 +47,6 @@ pub fn materialize<'c, 'a>(
         builder.broadcast_in_dim(transposed, &present, &sizes(&wanted), element)
     };
     builder.reshape(full, &sizes(&wanted), &target_shape, element)
-}
-
-/// A float as MLIR's parser reads it back exactly (`1.25000000000000000e-1`).
-pub fn float_literal(value: f64) -> String {
-    format!("{value:.17e}")
 }
 
 /// A tensor type's text: `tensor<2x3xf32>`.

@@ -29,11 +29,12 @@
 //! 2 key / 4 value head slice at 2048 tokens, v6e 220,165 against 221,437 with the copy.
 
 use crate::{
-    options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{attention_ops, gated_delta_ops, set_attribute},
+    options::{OptionKind, OptionSpec, PassOptions},
+    pass::{external_pass, Anchor, PassId, PassInfo},
+    target::{Generation, TARGETS},
 };
 use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
+use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, set_attribute};
 use melior::{
     ir::{
         attribute::StringAttribute,

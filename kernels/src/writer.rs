@@ -29,9 +29,12 @@ pub(crate) fn float(value: f64) -> String {
     match value {
         f64::NEG_INFINITY => "0xFF800000".into(),
         f64::INFINITY => "0x7F800000".into(),
-        _ => crate::hlo::float_literal(value),
+        _ => flywheel_dialect::float_literal(value),
     }
 }
+
+/// The serialization version libtpu 0.0.50.1 accepts (what jax 0.12 writes).
+const MOSAIC_VERSION: i64 = 15;
 
 pub(crate) const FAST: &str = "{fastmath = #arith.fastmath<none>}";
 
@@ -357,7 +360,7 @@ impl KernelFunction<'_> {
             self.scratch.len(),
             self.name,
             windows.join(", "),
-            crate::mosaic_attention::MOSAIC_VERSION,
+            MOSAIC_VERSION,
         )
     }
 }

@@ -4,8 +4,8 @@
 //! that only rearrange it, and recording the ops a match covers.
 
 use crate::{
-    atoms::{Atom, Atoms, Axis, Mismatch},
-    trace::{apply_layout, layout_step, LayoutStep, Node, Traced, Tracer, ANY_LAYOUT},
+    analysis::atoms::{Atom, Atoms, Axis, Mismatch},
+    analysis::trace::{apply_layout, layout_step, LayoutStep, Node, Traced, Tracer, ANY_LAYOUT},
 };
 use flywheel_dialect::stablehlo::DotDimensionNumbers;
 use melior::ir::{operation::OperationRef, Value, ValueLike};

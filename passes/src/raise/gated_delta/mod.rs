@@ -11,29 +11,33 @@
 //! computes anything else (another update rule, a transposed outer product, the readout
 //! before the update) fails to tie up and is left alone with a remark.
 
+mod chunked;
+mod scan;
+
 use crate::{
-    atoms::{Atom, Atoms, Axis},
-    hlo::{float_literal, materialize, HloBuilder},
-    operands::{
+    analysis::atoms::{Atom, Atoms, Axis},
+    analysis::hlo::{materialize, HloBuilder},
+    analysis::operands::{
         choose_source, dot_axes, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
     },
+    analysis::trace::{apply_layout, erase_dead, follow_layout, Node, Through, Traced, Tracer},
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    trace::{apply_layout, erase_dead, follow_layout, last_operation, Node, Through, Traced, Tracer},
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
+use flywheel_dialect::float_literal;
 use flywheel_dialect::{
     diagnostics::emit_remark,
     layout::{Axis as Role, Layout},
-    stablehlo::{Compare, ComparisonDirection, DotGeneral},
+    stablehlo::DotGeneral,
 };
 use melior::{
     ir::{
-        attribute::DenseI64ArrayAttribute,
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-        BlockLike, RegionLike, Value, ValueLike,
+        Value, ValueLike,
     },
     pass::Pass,
 };
+use scan::{read_scan, read_slice, Body, Loop, Scan};
 
 static PASS_ID: PassId = PassId;
 
@@ -117,63 +121,6 @@ pub fn raise_gated_delta(module: OperationRef, remarks: bool, chunk_size: i64) -
     }
 }
 
-// ---- the loop ------------------------------------------------------------------------
-
-/// A `lax.scan`-shaped while loop: a step counter from 0 to `steps`, loop-invariant
-/// sequences sliced at the step, and the other carried values.
-pub(crate) struct Scan<'c, 'a> {
-    pub(crate) counter: usize,
-    pub(crate) steps: i64,
-    pub(crate) body_arguments: Vec<Value<'c, 'a>>,
-    pub(crate) returned: Vec<Value<'c, 'a>>,
-    pub(crate) invariant: Vec<bool>,
-}
-
-fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>) -> Option<Scan<'c, 'a>> {
-    let block = |index: usize| op.region(index).ok()?.first_block();
-    let (condition, body) = (block(0)?, block(1)?);
-    let arguments = |block: melior::ir::BlockRef<'c, 'a>| -> Vec<Value<'c, 'a>> {
-        (0..block.argument_count()).map(|i| block.argument(i).expect("in range").into()).collect()
-    };
-    let (condition_arguments, body_arguments) = (arguments(condition), arguments(body));
-    let returned: Vec<Value> = last_operation(body)?.operands().collect();
-    let test = tracer.producer(&Traced::outer(last_operation(condition)?.operand(0).ok()?))?;
-    let compare = Compare::from_operation(test.op)?;
-    if compare.direction().ok()? != ComparisonDirection::Lt {
-        return None;
-    }
-    let counter = condition_arguments.iter().position(|&argument| argument == compare.lhs())?;
-    let steps = tracer.splat(&test.operand(1))? as i64;
-    let init = Traced::outer(op.operand(counter).ok()?);
-    let increment = tracer.producer_named(&Traced::outer(returned[counter]), "stablehlo.add")?;
-    let counts_up = (0..2).any(|side| {
-        tracer.resolve(&increment.operand(side)).value == body_arguments[counter]
-            && tracer.splat(&increment.operand(1 - side)) == Some(1.0)
-    });
-    if tracer.splat(&init) != Some(0.0) || !counts_up {
-        return None;
-    }
-    let invariant = returned.iter().zip(&body_arguments).map(|(r, a)| r == a).collect();
-    Some(Scan { counter, steps, body_arguments, returned, invariant })
-}
-
-impl<'c, 'a> Scan<'c, 'a> {
-    /// The loop-invariant sequence `value` is the step's slice of: `xs[t]`, as
-    /// `reshape(dynamic_slice(xs, t, 0, ...))` (JAX's `dynamic_index_in_dim`).
-    pub(crate) fn sliced(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<usize> {
-        let reshape = tracer.producer_named(value, "stablehlo.reshape")?;
-        let slice = tracer.producer_named(&reshape.operand(0), "stablehlo.dynamic_slice")?;
-        let sequence = self.body_arguments.iter().position(|&a| a == tracer.resolve(&slice.operand(0)).value)?;
-        let at_step = tracer.resolve(&slice.operand(1)).value == self.body_arguments[self.counter];
-        let rest_zero = (2..slice.operand_count()).all(|i| tracer.splat(&slice.operand(i)) == Some(0.0));
-        let sizes = DenseI64ArrayAttribute::try_from(slice.op.attribute("slice_sizes").ok()?).ok()?;
-        let shape = slice.operand(0).shape()?;
-        let one_row = sizes.element(0).ok()? == 1 && (1..shape.len()).all(|i| sizes.element(i).ok() == Some(shape[i]));
-        (self.invariant[sequence] && at_step && rest_zero && one_row && reshape.result().shape()? == shape[1..])
-            .then_some(sequence)
-    }
-}
-
 // ---- the body ------------------------------------------------------------------------
 
 struct Found<'c, 'a> {
@@ -195,17 +142,6 @@ struct Found<'c, 'a> {
     root_element: String,
     matched: Vec<OperationRef<'c, 'a>>,
     chunk: Option<i64>,
-}
-
-/// What a loop body computes, tied to atoms: the op's five inputs (values outside the
-/// loop, with their axes), and the roles of the state's axes.
-pub(crate) struct Body<'c, 'a> {
-    pub(crate) inputs: Vec<(Traced<'c, 'a>, Vec<Axis>)>,
-    pub(crate) time: Vec<Atom>,
-    pub(crate) key_dim: Axis,
-    pub(crate) value_dim: Axis,
-    /// The chunk length a chunked program already uses.
-    pub(crate) chunk: Option<i64>,
 }
 
 /// The loop as a whole: which carried value is the state and which the output, and the
@@ -250,7 +186,7 @@ fn match_recurrence<'c, 'a>(
     let body = match per_token_body(tracer, &loop_view, &mut atoms, &axes) {
         Ok(body) => body,
         // A row that sums two products is the chunked (WY) form.
-        Err(per_token) => match crate::gdn_chunked::chunked_body(tracer, &loop_view, &mut atoms, &axes) {
+        Err(per_token) => match chunked::chunked_body(tracer, &loop_view, &mut atoms, &axes) {
             Some(result) => result?,
             None => return Err(per_token),
         },
@@ -258,18 +194,6 @@ fn match_recurrence<'c, 'a>(
     finish(tracer, &loop_view, atoms, axes, body)
 }
 
-/// A scan loop with its state and output found.
-pub(crate) struct Loop<'s, 'c, 'a> {
-    pub op: OperationRef<'c, 'a>,
-    pub scan: &'s Scan<'c, 'a>,
-    pub state: usize,
-    pub output: usize,
-    /// The `dynamic_update_slice` writing the output row.
-    pub update: Node<'c, 'a>,
-}
-
-/// The per-token body: S1 = exp(g_t) S, u = beta_t (v_t - S1ᵀ k_t), S2 = S1 + k_t uᵀ,
-/// o_t = S2ᵀ q_t.
 fn per_token_body<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     loop_view: &Loop<'_, 'c, 'a>,
@@ -513,31 +437,6 @@ fn decays(tracer: &Tracer, scan: &Scan, multiply: &Node, state: usize) -> bool {
         multiply.operand(side).value == scan.body_arguments[state]
             && tracer.producer_named(&values[0], "stablehlo.exponential").is_some()
     })
-}
-
-/// A per-step slice: which sequence, and its axes (the sequence's without time).
-pub(crate) struct Slice {
-    pub(crate) sequence: usize,
-    pub(crate) axes: Vec<Axis>,
-}
-
-/// `value` as the step's slice of a sequence, through layout ops.
-pub(crate) fn read_slice<'c, 'a>(
-    tracer: &Tracer<'c, 'a>,
-    scan: &Scan<'c, 'a>,
-    atoms: &mut Atoms,
-    axes: &[Vec<Axis>],
-    value: &Traced<'c, 'a>,
-) -> Result<Slice, Miss> {
-    // The slice is itself a reshape, so the layout chain may run through it.
-    let (values, steps) = follow_layout(tracer, value, Through { converts: false, broadcasts: true });
-    let (index, sequence) = values
-        .iter()
-        .enumerate()
-        .find_map(|(i, v)| scan.sliced(tracer, v).map(|sequence| (i, sequence)))
-        .ok_or(Miss("an input of the rule is not the step's slice of a sequence".into()))?;
-    let slice_axes = apply_layout(atoms, &axes[sequence][1..], &steps[index..])?;
-    Ok(Slice { sequence, axes: slice_axes })
 }
 
 /// The axes of a state product `dot` (state on `state_side`, a vector on the other),

@@ -18,7 +18,7 @@
 //! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
 //! block is group x block_q contiguous rows and one K/V block feeds the group (GQA, MQA).
 
-use crate::kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST};
+use crate::writer::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST};
 
 /// What one kernel computes.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,9 +74,6 @@ pub const KERNEL_NAME: &str = "kernel";
 
 /// Lanes of a TPU vector register.
 const LANES: i64 = 128;
-
-/// The serialization version libtpu 0.0.50.1 accepts (what jax 0.12 writes).
-pub const MOSAIC_VERSION: i64 = 15;
 
 /// A logit no key gets after masking: finite, so a row whose keys in one block are all
 /// masked stays finite (its weight is wiped out by the rescale once an allowed key

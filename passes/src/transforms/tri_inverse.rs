@@ -24,13 +24,13 @@
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{
-        block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops,
-        ops_named, predicate, replace_op, splat_before,
-    },
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
+use flywheel_kernels::tile_ir::{
+    block_ops, defined_by, float_splat, insert_before, kernel_call_locations, kernel_functions, nested_ops, ops_named,
+    predicate, replace_op, splat_before,
+};
 use melior::ir::{
     attribute::{DenseI32ArrayAttribute, IntegerAttribute},
     operation::{OperationLike, OperationRef},
@@ -95,7 +95,7 @@ pub struct Method {
 pub fn tri_inverse(root: OperationRef, method: Method, interleave: bool, remarks: bool) -> bool {
     let Method { block, doubling, side_by_side, .. } = method;
     let calls = kernel_call_locations(root);
-    for (symbol, kernel) in kernel_functions(root, crate::mosaic_gated_delta::KERNEL_NAME) {
+    for (symbol, kernel) in kernel_functions(root, flywheel_kernels::gated_delta::KERNEL_NAME) {
         let location = calls.get(&symbol).copied().unwrap_or_else(|| kernel.location());
         let mut solvable = Vec::new();
         for for_op in ops_named(kernel, "scf.for") {
@@ -597,7 +597,7 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
         // The loop's bound constants, unless something else uses them.
         for bound in bounds {
             if let Some(constant) =
-                defined_by(bound, "arith.constant").filter(|_| crate::tile_ir::users(bound).is_empty())
+                defined_by(bound, "arith.constant").filter(|_| flywheel_kernels::tile_ir::users(bound).is_empty())
             {
                 // SAFETY: an op without uses, erased once (the bounds are distinct values).
                 unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };

@@ -38,8 +38,8 @@
 //! B x B decay tile carries; libtpu's static cycles show no gain, so it is off by default.
 
 use crate::{
-    kernel_text::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
-    mosaic_attention::whole_blocks,
+    attention::whole_blocks,
+    writer::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
 };
 
 /// What one Gated DeltaNet kernel computes.

@@ -10,18 +10,19 @@
 //! Anything that does not fit exactly is left alone, with a remark saying why.
 
 use crate::{
-    atoms::{Atom, Atoms, Axis},
-    hlo::{float_literal, materialize, HloBuilder},
-    operands::{
+    analysis::atoms::{Atom, Atoms, Axis},
+    analysis::hlo::{materialize, HloBuilder},
+    analysis::operands::{
         choose_source, dot_axes, extend_root, miss, note, note_nodes, operand_chain, role_order, same_value, Chain,
         Follow, Miss, Operand,
     },
-    options::{OptionKind, OptionSpec, PassOptions},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    trace::{
+    analysis::trace::{
         apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT,
     },
+    options::{OptionKind, OptionSpec, PassOptions},
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
+use flywheel_dialect::float_literal;
 use flywheel_dialect::{
     diagnostics::emit_remark,
     layout::{Axis as Role, Layout},

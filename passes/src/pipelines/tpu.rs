@@ -12,8 +12,9 @@
 //! Mosaic, and lower what is left to plain StableHLO.
 
 use crate::{
-    options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
-    registry::PipelineInfo,
+    options::{OptionKind, OptionSpec, PassOptions},
+    pass::PipelineInfo,
+    target::{blocks, inverse, kernel_transforms, TARGETS},
 };
 
 const OPTIONS: &[OptionSpec] = &[
@@ -39,22 +40,6 @@ pub const PIPELINE: PipelineInfo = PipelineInfo {
     expand,
 };
 
-/// Query and key block sizes per target, plain and causal, when `auto-blocks` is off: the
-/// fastest the kernel gave in an auto-blocks search (libtpu 0.0.50.1 static cycles, MHA 8
-/// heads x 2048 tokens x 128, bf16, flywheel-tpu's transforms). Plain, on v6e: 105K at
-/// 512x1024, 91K at 512x2048, 94K at 1024x1024, 88K at 1024x2048, 88K at 2048x1024.
-/// Causal, on v6e: 107K at 512x512, 89K at 512x1024, 102K at 1024x512, 80K at 1024x1024,
-/// 123K at 2048x512. On v6e, whose VMEM takes twice the score tile without a mask or bias
-/// operand, plain 2048 x 2048 (the transposed kernel with the lagged max, MHA 8 x 8192: 983,414
-/// cycles against 1,082,308 at 1024 x 2048; 8 x 2048: 64,125 against 70,192).
-/// `flywheel-tile` caps them at the sequence lengths and at its VMEM budget.
-fn blocks(target: Generation) -> ((i64, i64), (i64, i64)) {
-    match target {
-        Generation::V6e => ((2048, 2048), (1024, 1024)),
-        Generation::V5e | Generation::Tpu7x => ((1024, 2048), (1024, 1024)),
-    }
-}
-
 /// The chain for the options' target. Key blocks are two sub-blocks, which
 /// flywheel-pipeline overlaps, except in transposed kernels from 1024 keys a block, where
 /// the lagged max already lets exp follow the QKᵀ matmul (libtpu 0.0.50.1 static cycles,
@@ -78,45 +63,6 @@ fn expand(options: &PassOptions) -> String {
     )
 }
 
-/// `flywheel-tri-inverse`'s method for `target`. On v6e, where sixteen or more inverses
-/// are solved together, their products in one bf16 pass with one Newton step (libtpu
-/// 0.0.50.1 static cycles, the 8 key / 16 value head GDN at 2048 tokens, sixteen heads a
-/// step, eight blocks of two heads, two chunks solved together: 170,254 against 199,678
-/// with bf16x3 products); with fewer the step's two serial products cost more than the
-/// passes save (4 / 8 heads at 2048 tokens, eight solved together: 109,622 refined
-/// against 105,310). On tpu7x, eight heads a step, the same (its 4 / 8 head GDN at 2048
-/// tokens: 118,585 against 114,953); v5e is unmeasured (its profile aborts on GDN).
-fn inverse(target: Generation) -> &'static str {
-    match target {
-        Generation::V6e => "refine-from=16",
-        Generation::V5e | Generation::Tpu7x => "refine-from=0",
-    }
-}
-
-/// The passes `flywheel-tpu` runs on a tiled attention kernel for `target`, which
-/// `flywheel-tile`'s block search also runs on each candidate: the softmax rewrites (the
-/// lagged max where the layout chose the transposed orientation, its lagged steps keeping
-/// m₀ + log(l) instead of reducing a max: libtpu 0.0.50.1 static cycles at the
-/// default blocks, v6e MHA 8 x 8192 x 128 906,998 against 975,734, x 256 1,287,480
-/// against 1,480,248, both with the stores below; tpu7x MHA 8 x 8192 x 128 1,105,562
-/// against 1,162,138) and
-/// pipelining. The step's state is stored before the redo branch, whose exact arm stores
-/// its own over it (v6e MHA 8 x 2048 x 128: 58,525 cycles against 60,557 with the stores
-/// in both arms; MHA 8 x 4096 x 256 329,885 against 336,477). On tpu7x the branch yields
-/// the state: storing it before the branch or in it takes VMEM its transposed kernel at
-/// 2048 x 1024 blocks lacks (MHA 8 x 8192: 64.18M and 64.49M of 63.94M). On v6e the
-/// causal kernels the layout keeps standard are lagged too (causal GQA 16/2 x 8192 x 256:
-/// 1,897,020 against 2,148,476; causal MHA 8 x 2048 x 256: 96,845 against 105,725), not
-/// those with a window (MHA 8 x 2048 x 256, window 512: 124,007 against 119,303); on
-/// tpu7x a causal standard kernel lagged is the slower (MHA 8 x 2048 x 64: 107,850
-/// against 94,467), and v5e is unmeasured.
-pub fn kernel_transforms(target: Generation, remarks: bool) -> String {
-    let fold = crate::exp_softmax::fold_for_target(target);
-    let redo_stores = if target == Generation::Tpu7x { "false" } else { "before" };
-    let lagged = if target == Generation::V6e { "transposed-or-causal" } else { "transposed" };
-    format!("flywheel-exp-softmax{{fold-scale={fold} lagged-max={lagged} lagged-stabilizer=sum redo-stores={redo_stores} remarks={remarks}}},flywheel-pipeline{{remarks={remarks}}}")
-}
-
 #[cfg(test)]
 mod tests {
     use crate::registry::find_pipeline;
@@ -128,7 +74,7 @@ mod tests {
         assert!(text.contains("flywheel-tile{block-q=1024 block-kv=2048 causal-block-q=1024 causal-block-kv=1024 key-splits=2 transposed-whole-keys=1024 auto-blocks=false target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-layout{orientation=auto target=v5e remarks=true}"), "{text}");
         assert!(text.contains("flywheel-exp-softmax{fold-scale=exact lagged-max=transposed lagged-stabilizer=sum redo-stores=before remarks=true}"), "{text}");
-        assert!(crate::pipeline::parse(&text).is_ok());
+        assert!(crate::pipelines::parse::parse(&text).is_ok());
         assert!(pipeline.expand_with("target=tpu7x").unwrap().contains("flywheel-exp-softmax{fold-scale=split-unbanded lagged-max=transposed lagged-stabilizer=sum redo-stores=false remarks=false}"));
         assert!(pipeline
             .expand_with("target=v6e")

@@ -2,7 +2,7 @@
 //! helper functions JAX emits (`@_where`, `@_einsum`...), and through layout ops, whose
 //! effect on axes `atoms` follows.
 
-use crate::atoms::{self, Atoms, Axis, Mismatch};
+use crate::analysis::atoms::{self, Atoms, Axis, Mismatch};
 use flywheel_dialect::{
     stablehlo::{splat_value, BroadcastInDim, Constant, Reshape, Transpose},
     tensor::TensorInfo,

@@ -229,7 +229,7 @@ pub fn splat_before<'c, 'a>(anchor: OperationRef<'c, 'a>, value: f64, r#type: Ty
 }
 
 fn float_text(value: f64) -> String {
-    crate::kernel_text::float(value)
+    crate::writer::float(value)
 }
 
 /// Whether `op` only computes its results from its operands (arithmetic, math and

@@ -39,13 +39,13 @@
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{
-        block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, op_name, ops_named, set_attribute,
-        users as value_users,
-    },
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
+use flywheel_kernels::tile_ir::{
+    block_ops, kernel_call_locations, kernel_functions, mutable, nested_ops, op_name, ops_named, set_attribute,
+    users as value_users,
+};
 use melior::{
     ir::{
         attribute::IntegerAttribute,
@@ -107,7 +107,7 @@ fn create(options: &PassOptions) -> Pass {
 /// `last`.
 fn pipeline(root: OperationRef, last: Step, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
-    for (symbol, kernel) in kernel_functions(root, crate::mosaic_attention::KERNEL_NAME) {
+    for (symbol, kernel) in kernel_functions(root, flywheel_kernels::attention::KERNEL_NAME) {
         let mut notes = Vec::new();
         for body in key_block_bodies(kernel) {
             annotate(body);
@@ -131,7 +131,7 @@ fn pipeline(root: OperationRef, last: Step, remarks: bool) -> bool {
 /// `root`, up to step `last`.
 fn pipeline_chunks(root: OperationRef, last: Step, lookahead: usize, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
-    for (symbol, kernel) in kernel_functions(root, crate::mosaic_gated_delta::KERNEL_NAME) {
+    for (symbol, kernel) in kernel_functions(root, flywheel_kernels::gated_delta::KERNEL_NAME) {
         let Some(body) = kernel.region(0).ok().and_then(|region| region.first_block()) else { continue };
         annotate_chunks(body);
         let mut note = "annotated".to_owned();

@@ -50,15 +50,15 @@
 //!   whose row sum is a column of the PV matmul (no l apart from the output) keep the max.
 
 use crate::{
-    options::{Generation, OptionKind, OptionSpec, PassOptions},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{
-        after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat,
-        insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, predicate, replace_op,
-        splat_before, users,
-    },
+    options::{OptionKind, OptionSpec, PassOptions},
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::diagnostics::emit_remark;
+use flywheel_kernels::tile_ir::{
+    after_definition, block_ops, cloned, defined_by, defining_op, distinct_users, erase_dead, float_splat,
+    insert_before, kernel_call_locations, kernel_functions, mutable, op_name, ops_named, predicate, replace_op,
+    splat_before, users,
+};
 use melior::{
     ir::{
         attribute::IntegerAttribute,
@@ -189,7 +189,7 @@ fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
 /// Rewrites every attention kernel in the kernel modules directly in `root`.
 pub fn exp_softmax(root: OperationRef, rewrites: Rewrites, remarks: bool) -> bool {
     let calls = kernel_call_locations(root);
-    for (symbol, kernel) in kernel_functions(root, crate::mosaic_attention::KERNEL_NAME) {
+    for (symbol, kernel) in kernel_functions(root, flywheel_kernels::attention::KERNEL_NAME) {
         let mut notes = Vec::new();
         if rewrites.exp2 {
             notes.push(match base_two(kernel) {
@@ -373,21 +373,6 @@ fn position_comparisons<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<OperationRe
 /// The contraction depth the v6e and tpu7x MXUs take in one pass.
 const MXU_DEPTH: usize = 256;
 
-/// The `fold-scale` FlyWheel's chain uses on `target`: `split` where the MXU is 256 deep
-/// (v6e, tpu7x: at head dim 128 the split rides in the contraction's empty half; MHA 8 x
-/// 2048 x 128, static cycles: v6e 87,931 -> 82,395, tpu7x 94,424 -> 87,544), except in
-/// tpu7x's banded kernels, where libtpu 0.0.50.1's static profile aborts on it ("Cannot
-/// schedule FIFO push"; causal GQA 32/8 x 8192 with the exact fold: 3,636,701 cycles
-/// transposed); `exact` on v5e, whose 128-deep MXU would take a second pass (and whose
-/// static profile aborts on the split's bf16 ops, so it is unmeasured).
-pub fn fold_for_target(target: Generation) -> &'static str {
-    match target {
-        Generation::V5e => "exact",
-        Generation::V6e => "split",
-        Generation::Tpu7x => "split-unbanded",
-    }
-}
-
 /// Q times the scale in f32, before `at`.
 fn scaled_f32<'c, 'a>(at: OperationRef<'c, 'a>, q: Value<'c, 'a>, scale: f64) -> Result<Value<'c, 'a>, String> {
     let f32_type = Type::parse(unsafe { at.context().to_ref() }, &q.r#type().to_string().replace("xbf16>", "xf32>"))
@@ -435,7 +420,7 @@ fn fold_split<'c, 'a>(
         Some(&(_, _, parts)) => parts,
         None => {
             let at = after_definition(q);
-            let (high, low) = crate::lower_to_mosaic::split(at, scaled_f32(at, q, scale)?);
+            let (high, low) = flywheel_kernels::serialize::split(at, scaled_f32(at, q, scale)?);
             let low = low.ok_or("Q times the scale holds bf16 numbers")?;
             let parts = insert_before(
                 at,

@@ -6,24 +6,27 @@
 //! the FlyWheel transforms rewrite and `flywheel-lower-to-mosaic` serializes. An op the
 //! kernel cannot serve stays (for the reference lowering), with a remark saying why.
 
+pub mod block_search;
+
 use crate::{
-    atoms::{Atoms, Axis},
-    block_search::{self, SearchFailure},
-    hlo::{materialize, HloBuilder},
-    layout::{recorded, recorded_gated_delta},
-    mosaic_attention::{kernel_module, whole_blocks, Extra, KernelPlan},
-    mosaic_gated_delta::{self, GatedDeltaPlan},
-    options::{Generation, OptionKind, OptionSpec, PassOptions, TARGETS},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    shard::kernel_placement,
-    tile_ir::{attention_ops, gated_delta_ops, mutable, top_module},
+    analysis::atoms::{Atoms, Axis},
+    analysis::hlo::{materialize, HloBuilder},
+    options::{OptionKind, OptionSpec, PassOptions},
+    pass::{external_pass, Anchor, PassId, PassInfo},
+    prepare::layout::{recorded, recorded_gated_delta},
+    prepare::shard::kernel_placement,
+    target::{Generation, TARGETS},
 };
+use block_search::SearchFailure;
 use flywheel_dialect::{
     diagnostics::{emit, emit_error, emit_remark, Severity},
     layout::{Axis as Role, Layout},
     ops::{AttentionOp, GatedDeltaOp},
     tensor::TensorInfo,
 };
+use flywheel_kernels::attention::{kernel_module, whole_blocks, Extra, KernelPlan};
+use flywheel_kernels::gated_delta::{self as gated_delta_kernel, GatedDeltaPlan};
+use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, mutable, top_module};
 use melior::{
     ir::{
         attribute::StringAttribute,
@@ -246,7 +249,7 @@ fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, Stri
     if candidates.is_empty() {
         return Err(None);
     }
-    let transforms = crate::tpu_pipeline::kernel_transforms(generation, false);
+    let transforms = crate::target::kernel_transforms(generation, false);
     let pipeline = |(q, k): (i64, i64)| {
         format!("builtin.module(flywheel-tile{{block-q={q} block-kv={k} causal-block-q={q} causal-block-kv={k} key-splits={key_splits} transposed-whole-keys={transposed_whole_keys} target={target}}},{transforms},flywheel-lower-to-mosaic)")
     };
@@ -786,7 +789,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         &b,
         op,
         "flywheel.gated_delta_kernel",
-        |symbol| mosaic_gated_delta::kernel_module(plan, symbol),
+        |symbol| gated_delta_kernel::kernel_module(plan, symbol),
         &operands,
         &[b.tensor_type(&output_shape, &plan.output), b.tensor_type(&state_shape, "f32")],
         &format!("1, 1, 1, 1, 1, {}, {}", i32::from(plan.initial_state), i32::from(plan.keys_transposed)),

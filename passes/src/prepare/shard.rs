@@ -17,8 +17,7 @@
 
 use crate::{
     options::{OptionKind, OptionSpec, PassOptions},
-    registry::{external_pass, Anchor, PassId, PassInfo},
-    tile_ir::{attention_ops, block_ops, gated_delta_ops, top_module},
+    pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
     diagnostics::{emit_error, emit_remark},
@@ -26,6 +25,7 @@ use flywheel_dialect::{
     ops::{AttentionOp, GatedDeltaOp},
     tensor::TensorInfo,
 };
+use flywheel_kernels::tile_ir::{attention_ops, block_ops, gated_delta_ops, top_module};
 use melior::{
     ir::{
         attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute},
