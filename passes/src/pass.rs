@@ -2,7 +2,7 @@
 //! instance is made), and the glue that runs a pass body written in Rust inside MLIR's
 //! pass manager.
 
-use crate::options::{OptionSpec, PassOptions};
+use crate::options::OptionSpec;
 use flywheel_dialect::diagnostics::emit_error;
 use melior::{
     ir::{
@@ -12,22 +12,25 @@ use melior::{
     pass::{create_external, ExternalPass, Pass},
 };
 
-/// A FlyWheel pass as the tools see it.
+/// A FlyWheel pass as the tools see it, declared once in its module: `--list-passes`,
+/// `--help` and docs/passes.md are printed from this.
 pub struct PassInfo {
     /// The pipeline name and flag (`flywheel-verify` -> `--flywheel-verify`).
     pub name: &'static str,
+    /// One line: what the pass does.
     pub summary: &'static str,
+    /// What it matches, what it rewrites into, and what it leaves alone.
+    pub description: &'static str,
     pub options: &'static [OptionSpec],
-    /// Makes a pass instance from parsed options.
-    pub create: fn(&PassOptions) -> Pass,
+    /// Makes a pass instance from option text (MLIR's `key=value ...`), or says why the
+    /// text is wrong.
+    pub create: fn(&str) -> Result<Pass, String>,
 }
 
 impl PassInfo {
-    /// Parses `options` (MLIR's `key=value ...` syntax) and creates the pass.
+    /// Parses `options` and creates the pass.
     pub fn instantiate(&self, options: &str) -> Result<Pass, String> {
-        let options =
-            PassOptions::parse(self.options, options).map_err(|message| format!("pass '{}': {message}", self.name))?;
-        Ok((self.create)(&options))
+        (self.create)(options).map_err(|message| format!("pass '{}': {message}", self.name))
     }
 }
 
@@ -36,17 +39,17 @@ impl PassInfo {
 pub struct PipelineInfo {
     pub name: &'static str,
     pub summary: &'static str,
+    pub description: &'static str,
     pub options: &'static [OptionSpec],
-    /// The pipeline's elements, as `--pass-pipeline` text without the anchor.
-    pub expand: fn(&PassOptions) -> String,
+    /// The pipeline's elements for option text, as `--pass-pipeline` text without the
+    /// anchor, or why the text is wrong.
+    pub expand: fn(&str) -> Result<String, String>,
 }
 
 impl PipelineInfo {
     /// Parses `options` and expands the pipeline.
     pub fn expand_with(&self, options: &str) -> Result<String, String> {
-        let options = PassOptions::parse(self.options, options)
-            .map_err(|message| format!("pipeline '{}': {message}", self.name))?;
-        Ok((self.expand)(&options))
+        (self.expand)(options).map_err(|message| format!("pipeline '{}': {message}", self.name))
     }
 }
 

@@ -5,33 +5,13 @@
 //! options, and `flywheel-tile`'s block search runs the same kernel transforms on each
 //! candidate.
 
-/// The TPU generations a `target` option chooses from.
-pub const TARGETS: &[&str] = &["v5e", "v6e", "tpu7x"];
-
-/// A TPU generation, as a `target` option names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Generation {
-    V5e,
-    V6e,
-    /// Its 64 MiB of VMEM is half v6e's.
-    Tpu7x,
-}
-
-impl Generation {
-    const ALL: [Generation; 3] = [Generation::V5e, Generation::V6e, Generation::Tpu7x];
-
-    /// The name a `target` option gives it (one of TARGETS).
-    pub fn name(self) -> &'static str {
-        match self {
-            Generation::V5e => "v5e",
-            Generation::V6e => "v6e",
-            Generation::Tpu7x => "tpu7x",
-        }
-    }
-
-    /// The generation `name` names, if any.
-    pub fn named(name: &str) -> Option<Generation> {
-        Generation::ALL.into_iter().find(|generation| generation.name() == name)
+crate::choice! {
+    /// A TPU generation, as a `target` option names it.
+    pub enum Generation {
+        V5e = "v5e",
+        V6e = "v6e",
+        /// Its 64 MiB of VMEM is half v6e's.
+        Tpu7x = "tpu7x",
     }
 }
 

@@ -1,4 +1,4 @@
-//! `flywheel-lower-to-mosaic`: replaces each `flywheel.attention_kernel` and
+//! `flywheel-lower-to-mosaic` (see [`PASS`]): replaces each `flywheel.attention_kernel` and
 //! `flywheel.gated_delta_kernel` (tile IR from `flywheel-tile`) with `stablehlo.custom_call @tpu_custom_call`, as Pallas calls Mosaic
 //! kernels: the kernel module serialized (generic form, `flywheel.matmul` as
 //! `tpu.matmul`, every op name under `stable_mosaic.`) and base64-encoded into the JSON
@@ -8,7 +8,7 @@
 
 use crate::{
     analysis::hlo::HloBuilder,
-    options::{OptionSpec, PassOptions},
+    options::{NoOptions, Options},
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use base64::Engine;
@@ -29,11 +29,16 @@ pub const PASS: PassInfo = PassInfo {
     name: "flywheel-lower-to-mosaic",
     summary:
         "Serialize each FlyWheel kernel op (attention, gated delta) into a Mosaic TPU kernel call (tpu_custom_call)",
-    options: &[] as &[OptionSpec],
-    create,
+    description: "Replaces each `flywheel.attention_kernel` and `flywheel.gated_delta_kernel` (tile IR from \
+`flywheel-tile`) with `stablehlo.custom_call @tpu_custom_call`, as Pallas calls Mosaic kernels: the kernel module \
+serialized (`flywheel.matmul` as `tpu.matmul` at the precision it asks for, every op name under `stable_mosaic.`) \
+and base64-encoded into the JSON `backend_config`, with the op's flops, transcendentals and bytes as the cost \
+estimate and its `vmem_limit` as the scoped VMEM the kernel may use.",
+    options: NoOptions::SPECS,
+    create: |text| Ok(create(NoOptions::parse(text)?)),
 };
 
-fn create(_: &PassOptions) -> Pass {
+fn create(_: NoOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| lower_to_mosaic(op))
 }
 

@@ -1,14 +1,8 @@
-//! `flywheel-lower-to-stablehlo`: the reference lowering. Decomposes `flywheel.attention`
-//! and `flywheel.gated_delta` into plain StableHLO with exactly the numerics their
-//! definitions state: for attention, f32 scores and softmax, probabilities rounded to V's
-//! type, masked logits filled with the lowest f32 (so a row with no allowed key is
-//! uniform); for Gated DeltaNet, the per-token recurrence in f32 as a `while` loop.
-//! Raising and then lowering gives a program XLA runs, which is how the raising passes
-//! are checked on real inputs.
+//! `flywheel-lower-to-stablehlo`, the reference lowering (see [`PASS`]).
 
 use crate::{
     analysis::hlo::HloBuilder,
-    options::PassOptions,
+    options::{NoOptions, Options},
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
@@ -31,11 +25,16 @@ static PASS_ID: PassId = PassId;
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-lower-to-stablehlo",
     summary: "Decompose flywheel ops into plain StableHLO (the reference lowering)",
-    options: &[],
-    create,
+    description: "Decomposes `flywheel.attention` and `flywheel.gated_delta` into plain StableHLO with exactly the \
+numerics their definitions state: for attention, f32 scores and softmax, probabilities rounded to V's type, masked \
+logits filled with the lowest f32 (so a row with no allowed key is uniform); for Gated DeltaNet, the per-token \
+recurrence in f32 as a `while` loop. Raising and then lowering gives a program XLA runs, which is how the raising \
+passes are checked on real inputs.",
+    options: NoOptions::SPECS,
+    create: |text| Ok(create(NoOptions::parse(text)?)),
 };
 
-fn create(_options: &PassOptions) -> Pass {
+fn create(_: NoOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Any, |op: OperationRef| lower_to_stablehlo(op))
 }
 

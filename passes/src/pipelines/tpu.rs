@@ -1,56 +1,40 @@
-//! `flywheel-tpu`: the whole chain for a TPU target. Raise attention and Gated DeltaNet,
-//! verify, put them in manually partitioned regions in a program sharded over chips
-//! (`flywheel-shard`), choose kernel layouts (`flywheel-layout`: the transposed orientation
-//! where it wins), tile each attention the kernel serves (block sizes per target, key
-//! blocks in two sub-blocks, one in transposed kernels from 1024 keys a block unless
-//! causal ones skip part of their diagonal blocks) and each
-//! Gated DeltaNet (chunks of the op's chunk size), rewrite the softmax
-//! (`flywheel-exp-softmax`: the max lagged in transposed kernels, and on v6e in causal
-//! ones, and replaced there by one from the running sum), software-pipeline the key blocks (`flywheel-pipeline`),
-//! block GDN's triangular inverse (`flywheel-tri-inverse`; on v6e in one bf16 pass and
-//! a Newton step), serialize the kernels for
-//! Mosaic, and lower what is left to plain StableHLO.
+//! `flywheel-tpu`: the whole chain for a TPU target (see [`PIPELINE`]).
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::PipelineInfo,
-    target::{blocks, inverse, kernel_transforms, TARGETS},
+    target::{blocks, inverse, kernel_transforms, Generation},
 };
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation" },
-    OptionSpec {
-        name: "auto-blocks",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "Choose block sizes by compiling candidates for the target (flywheel-tile auto-blocks; cached)",
-    },
-    OptionSpec {
-        name: "remarks",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "Remark on what each pass did and did not do",
-    },
-];
+crate::pass_options! {
+    pub struct TpuOptions {
+        /// The TPU generation
+        target: Generation = ("target", "v6e"),
+        /// Choose block sizes by compiling candidates for the target (flywheel-tile auto-blocks; cached)
+        auto_blocks: bool = ("auto-blocks", "false"),
+        /// Remark on what each pass did and did not do
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PIPELINE: PipelineInfo = PipelineInfo {
     name: "flywheel-tpu",
     summary: "Raise, verify, lower attention to Mosaic kernels and the rest to StableHLO, for a TPU target",
-    options: OPTIONS,
-    expand,
+    description: "Raises attention and Gated DeltaNet, verifies them, puts them in manually partitioned regions in a \
+program sharded over chips (`flywheel-shard`), chooses kernel layouts (`flywheel-layout`: the transposed orientation \
+where it wins), tiles each attention and Gated DeltaNet a kernel serves (block sizes per target; attention key \
+blocks in two sub-blocks, one in transposed kernels from 1024 keys a block unless causal ones skip part of their \
+diagonal blocks), rewrites the softmax (`flywheel-exp-softmax`, with the target's choices), software-pipelines the \
+kernels (`flywheel-pipeline`), blocks Gated DeltaNet's triangular inverse (`flywheel-tri-inverse`), serializes the \
+kernels for Mosaic, and lowers what is left to plain StableHLO.",
+    options: TpuOptions::SPECS,
+    expand: |text| Ok(expand(TpuOptions::parse(text)?)),
 };
 
 /// The chain for the options' target. Key blocks are two sub-blocks, which
 /// flywheel-pipeline overlaps, except in transposed kernels from 1024 keys a block, where
-/// the lagged max already lets exp follow the QKᵀ matmul (libtpu 0.0.50.1 static cycles,
-/// one sub-block against two: v6e MHA 8 x 8192 975,734 against 983,414, causal GQA 32/8 x
-/// 8192 2,719,194 against 2,780,762, MHA 8 x 1024 21,155 against 21,707; tpu7x MHA 8 x
-/// 8192 1,162,138 against 1,230,490, causal GQA 32/8 x 8192 3,616,861 against 3,636,701;
-/// at 512 keys two are the faster: v6e MHA 8 x 512 10,666 against 11,002, causal 10,602
-/// against 10,674, tpu7x causal 10,510 against 10,646).
-fn expand(options: &PassOptions) -> String {
-    let remarks = options.bool("remarks");
-    let (generation, auto_blocks) = (options.generation("target"), options.bool("auto-blocks"));
+/// the lagged max already lets exp follow the QKᵀ matmul.
+fn expand(TpuOptions { target: generation, auto_blocks, remarks }: TpuOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(generation);
     let target = generation.name();
     format!(

@@ -1,6 +1,6 @@
-//! `flywheel-layout`: chooses the operand layouts of each attention kernel for the MXU and
-//! records them on the `flywheel.attention` as attributes `flywheel-tile` honours. It runs
-//! before tiling because the layouts fix the shapes of the tile program:
+//! `flywheel-layout` (see [`PASS`]): chooses the operand layouts of each attention kernel
+//! for the MXU and records them on the `flywheel.attention` as attributes `flywheel-tile`
+//! honours. It runs before tiling because the layouts fix the shapes of the tile program:
 //! - `flywheel.orientation`: `"standard"` (S = Q·Kᵀ with K as the matmul's transposed
 //!   right operand, never a transpose in the key loop) or `"transposed"` (Sᵀ = K·Qᵀ and
 //!   Oᵀ = Vᵀ·Pᵀ: Pᵀ is the stationary operand, deep and wide, and the softmax reduces
@@ -12,8 +12,7 @@
 //!   `auto` (the default) puts it on the MXU only where the ones ride free: on v6e, whose
 //!   256-wide MXU a Dv of 128 (or any odd number of lane tiles) leaves half empty. With Dv
 //!   a multiple of 256, or v5e's 128-wide MXU, the ones columns are a whole extra MXU pass;
-//!   on tpu7x libtpu's static cycles favour the VPU sum (MHA 8 x 2048 x 128 bf16 with the
-//!   other transforms: 94,424 cycles on the VPU, 96,418 on the MXU).
+//!   on tpu7x libtpu's static cycles favour the VPU sum.
 //!
 //! GQA heads always share a grid step (their queries stacked into the matmul's rows, one
 //! pushed K/V block serving the group): `flywheel-tile` does that for every kernel.
@@ -25,13 +24,13 @@
 //! the transposed right operand either way): `"transpose_per_chunk"` (the default: each
 //! key head's K tile transposed in the kernel, once per chunk) or `"transposed_copy"` (a
 //! second copy of K laid out [B, Nk, Dk, T'], transposed once in HBM, each step's
-//! [Dk, chunks x C] tile sliced per chunk: no transpose in the loop). libtpu's static cycles favour the transpose: the
-//! 2 key / 4 value head slice at 2048 tokens, v6e 220,165 against 221,437 with the copy.
+//! [Dk, chunks x C] tile sliced per chunk: no transpose in the loop). libtpu's static
+//! cycles favour the transpose.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
-    target::{Generation, TARGETS},
+    target::Generation,
 };
 use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
 use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, set_attribute};
@@ -52,39 +51,67 @@ pub const ROW_SUM: &str = "flywheel.row_sum";
 pub const STATE_KEYS: &str = "flywheel.state_keys";
 pub const OPERAND_SHARING: &str = "flywheel.operand_sharing";
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "orientation", kind: OptionKind::Choice(&["standard", "transposed", "auto"]), default: "standard", help: "Scores as Q·Kᵀ (standard), Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed), or transposed where it is the faster with flywheel-exp-softmax{lagged-max=transposed}: v6e and tpu7x, head dims 128 and 256 (causal at 128 only), no window, mask or bias (auto)" },
-    OptionSpec { name: "row-sum", kind: OptionKind::Choice(&["auto", "mxu", "vpu"]), default: "auto", help: "Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns fill an otherwise empty MXU half (auto)" },
-    OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation the auto orientation and row sum are chosen for" },
-    OptionSpec { name: "gdn-shared-operands", kind: OptionKind::Bool, default: "true", help: "In each Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and [W; e^g Q] S" },
-    OptionSpec { name: "gdn-state-keys", kind: OptionKind::Choice(&["transposed-copy", "transpose-per-chunk"]), default: "transpose-per-chunk", help: "Where the Gated DeltaNet state update gets Kᵀ: a copy of K transposed once in HBM, or a transpose of K in each chunk" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the layouts chosen for each attention, and why" },
-];
+crate::choice! {
+    /// The orientation asked for.
+    pub enum Orientation {
+        Standard = "standard",
+        Transposed = "transposed",
+        /// Transposed where, with the lagged max, it was measured faster (not on v5e).
+        Auto = "auto",
+    }
+}
+
+crate::choice! {
+    /// Where the row sum of P is asked to run.
+    pub enum RowSum {
+        /// On the MXU where the ones columns fill an otherwise empty half of a v6e MXU.
+        Auto = "auto",
+        Mxu = "mxu",
+        Vpu = "vpu",
+    }
+}
+
+crate::choice! {
+    /// Where the Gated DeltaNet state update gets Kᵀ.
+    pub enum StateKeys {
+        TransposedCopy = "transposed-copy",
+        TransposePerChunk = "transpose-per-chunk",
+    }
+}
+
+crate::pass_options! {
+    pub struct LayoutOptions {
+        /// Scores as Q·Kᵀ (standard), Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ (transposed), or transposed where it is the faster
+        /// with flywheel-exp-softmax{lagged-max=transposed}: v6e and tpu7x, head dims 128 and 256 (causal at 128
+        /// only), no window, mask or bias (auto)
+        orientation: Orientation = ("orientation", "standard"),
+        /// Sum each row of P in the PV matmul (P·[V | 1]), on the VPU, or on the MXU only where its ones columns
+        /// fill an otherwise empty MXU half (auto)
+        row_sum: RowSum = ("row-sum", "auto"),
+        /// The TPU generation the auto orientation and row sum are chosen for
+        target: Generation = ("target", "v6e"),
+        /// In each Gated DeltaNet kernel, one product for each pair sharing an operand: T [bV | b e^g K] and
+        /// [W; e^g Q] S
+        gdn_shared_operands: bool = ("gdn-shared-operands", "true"),
+        /// Where the Gated DeltaNet state update gets Kᵀ: a copy of K transposed once in HBM, or a transpose of K
+        /// in each chunk
+        gdn_state_keys: StateKeys = ("gdn-state-keys", "transpose-per-chunk"),
+        /// Remark on the layouts chosen for each attention, and why
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-layout",
     summary: "Choose MXU operand layouts for each attention kernel (orientation, row sum in the PV matmul) and Gated DeltaNet kernel (shared operands, the keys its state update reads)",
-    options: OPTIONS,
-    create,
+    description: "Records on each `flywheel.attention` the orientation of its kernel (standard S = Q·Kᵀ, or \
+transposed Sᵀ = K·Qᵀ with Oᵀ = Vᵀ·Pᵀ, which makes Pᵀ the MXU's stationary operand) and where the row sum of P runs \
+(VPU, or MXU as P·[V | 1]), and on each `flywheel.gated_delta` whether products sharing an operand are joined and \
+where its state update gets Kᵀ. `flywheel-tile` honours these attributes; it runs before tiling because the layouts \
+fix the shapes of the tile program. A mask or bias operand keeps the standard orientation.",
+    options: LayoutOptions::SPECS,
+    create: |text| Ok(create(LayoutOptions::parse(text)?)),
 };
-
-/// The orientation asked for.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Orientation {
-    Standard,
-    Transposed,
-    /// Transposed where, with the lagged max, it was measured faster (not on v5e).
-    Auto,
-}
-
-/// Where the row sum of P is asked to run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RowSum {
-    Mxu,
-    Vpu,
-    /// On the MXU where the ones columns fill an otherwise empty half of a v6e MXU.
-    Auto,
-}
 
 /// The layouts asked for.
 #[derive(Clone, Copy, Debug)]
@@ -99,25 +126,15 @@ pub struct Request {
     pub shared_operands: bool,
 }
 
-fn create(options: &PassOptions) -> Pass {
-    let orientation = match options.choice("orientation") {
-        "transposed" => Orientation::Transposed,
-        "auto" => Orientation::Auto,
-        _ => Orientation::Standard,
-    };
-    let row_sum = match options.choice("row-sum") {
-        "mxu" => RowSum::Mxu,
-        "vpu" => RowSum::Vpu,
-        _ => RowSum::Auto,
-    };
+fn create(options: LayoutOptions) -> Pass {
     let request = Request {
-        generation: options.generation("target"),
-        orientation,
-        row_sum,
-        transposed_key_copy: options.choice("gdn-state-keys") == "transposed-copy",
-        shared_operands: options.bool("gdn-shared-operands"),
+        generation: options.target,
+        orientation: options.orientation,
+        row_sum: options.row_sum,
+        transposed_key_copy: options.gdn_state_keys == StateKeys::TransposedCopy,
+        shared_operands: options.gdn_shared_operands,
     };
-    let remarks = options.bool("remarks");
+    let remarks = options.remarks;
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| layout(op, request, remarks))
 }
 

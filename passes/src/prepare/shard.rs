@@ -1,9 +1,4 @@
-//! `flywheel-shard`: in a program partitioned over chips with Shardy (an `sdy.mesh`, more
-//! than one partition), puts each `flywheel.attention` and `flywheel.gated_delta` in a
-//! manually partitioned region (`sdy.manual_computation`, what `shard_map` exports), so
-//! the Mosaic kernel `flywheel-tile` makes of it runs per chip on that chip's heads:
-//! XLA cannot partition a kernel's custom call itself (it would gather every operand
-//! and run the whole kernel on every chip).
+//! `flywheel-shard` (see [`PASS`]).
 //!
 //! Every mesh axis not already manual at the op becomes manual. Each axis, in mesh
 //! order, splits the heads while their count stays whole (key/value heads for
@@ -16,7 +11,7 @@
 //! (see `kernel_placement`).
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::{
@@ -40,24 +35,29 @@ use melior::{
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: "remarks",
-    kind: OptionKind::Bool,
-    default: "false",
-    help: "Remark on each region made, and on each op left unpartitioned",
-}];
+crate::pass_options! {
+    pub struct ShardOptions {
+        /// Remark on each region made, and on each op left unpartitioned
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-shard",
     summary: "Put attention and Gated DeltaNet of a Shardy-partitioned program in manually partitioned regions, split over heads and batch",
-    options: OPTIONS,
-    create,
+    description: "In a program partitioned over chips with Shardy (an `sdy.mesh`, more than one partition), puts \
+each `flywheel.attention` and `flywheel.gated_delta` in a manually partitioned region (`sdy.manual_computation`, \
+what `shard_map` exports), so the Mosaic kernel `flywheel-tile` makes of it runs per chip on that chip's heads: XLA \
+cannot partition a kernel's custom call itself (it would gather every operand and run the whole kernel on every \
+chip). Each mesh axis splits the heads while their count stays whole, else the batch, else nothing. A program \
+partitioned without Shardy (GSPMD) gets no region, and its ops keep the reference lowering.",
+    options: ShardOptions::SPECS,
+    create: |text| Ok(create(ShardOptions::parse(text)?)),
 };
 
 const MANUAL_COMPUTATION: &str = "sdy.manual_computation";
 
-fn create(options: &PassOptions) -> Pass {
-    let remarks = options.bool("remarks");
+fn create(ShardOptions { remarks }: ShardOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Module, move |op: OperationRef| shard(op, remarks))
 }
 

@@ -1,13 +1,5 @@
-//! `flywheel-raise-attention`: finds softmax attention in StableHLO as JAX writes it and
-//! replaces it with one `flywheel.attention`.
-//!
-//! A candidate is a `dot_general` with a softmax operand (`divide(exp(z - max z),
-//! sum exp(z - max z))`). The pattern is read backwards from it: the logits `z` come
-//! from a Q·Kᵀ `dot_general` through scale multiplies, a soft-cap, a bias add and mask
-//! selects; Q, K and V are followed back through layout ops to their sources. Axis atoms
-//! (`atoms.rs`) tie every axis to its role (batch, heads, query, key, head dimension), so
-//! any axis order, GQA by reshape or by repeat, and output transposes are understood.
-//! Anything that does not fit exactly is left alone, with a remark saying why.
+//! `flywheel-raise-attention` (see [`PASS`]). The pattern is read backwards from the
+//! softmax product; axis atoms (`analysis::atoms`) tie every axis to its role.
 
 use crate::{
     analysis::atoms::{Atom, Atoms, Axis},
@@ -19,7 +11,7 @@ use crate::{
     analysis::trace::{
         apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT,
     },
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::float_literal;
@@ -41,22 +33,27 @@ const MASK_FILL_LIMIT: f64 = -1e30;
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: "remarks",
-    kind: OptionKind::Bool,
-    default: "false",
-    help: "Remark on each raised attention and on why each softmax product was not raised",
-}];
+crate::pass_options! {
+    pub struct RaiseAttentionOptions {
+        /// Remark on each raised attention and on why each softmax product was not raised
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-raise-attention",
     summary: "Raise softmax attention in StableHLO into flywheel.attention",
-    options: OPTIONS,
-    create,
+    description: "Finds softmax attention in StableHLO as JAX writes it and replaces it with one \
+`flywheel.attention`. A candidate is a `dot_general` with a softmax operand (`divide(exp(z - max z), sum exp(z - \
+max z))`). The logits `z` must come from a Q·Kᵀ `dot_general` through scale multiplies, a soft-cap, a bias add and \
+mask selects; Q, K and V are followed back through layout ops to their sources. Every axis is tied to its role \
+(batch, heads, query, key, head dimension), so any axis order, GQA by reshape or by repeat, and output transposes \
+are understood. Anything that does not fit exactly is left alone, with a remark saying why.",
+    options: RaiseAttentionOptions::SPECS,
+    create: |text| Ok(create(RaiseAttentionOptions::parse(text)?)),
 };
 
-fn create(options: &PassOptions) -> Pass {
-    let remarks = options.bool("remarks");
+fn create(RaiseAttentionOptions { remarks }: RaiseAttentionOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Module, move |op: OperationRef| {
         raise_attention(op, remarks);
         true

@@ -1,21 +1,16 @@
-//! `flywheel-tile`: turns each `flywheel.attention` the baseline kernel serves into
-//! FlyWheel tile IR: a kernel plan (grid over batch, key/value heads and query blocks, a
-//! key-block reduction loop, block sizes from the pass options, dimension semantics), the
-//! operands padded and rearranged into the kernel's layout, and a
-//! `flywheel.attention_kernel` op holding the kernel module (`mosaic_attention.rs`), which
-//! the FlyWheel transforms rewrite and `flywheel-lower-to-mosaic` serializes. An op the
-//! kernel cannot serve stays (for the reference lowering), with a remark saying why.
+//! `flywheel-tile` (see [`PASS`]): plans each kernel (grid, blocks, layouts, VMEM) and
+//! writes it as tile IR with the kernel builders of `flywheel_kernels`.
 
 pub mod block_search;
 
 use crate::{
     analysis::atoms::{Atoms, Axis},
     analysis::hlo::{materialize, HloBuilder},
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
     prepare::layout::{recorded, recorded_gated_delta},
     prepare::shard::kernel_placement,
-    target::{Generation, TARGETS},
+    target::Generation,
 };
 use block_search::SearchFailure;
 use flywheel_dialect::{
@@ -38,25 +33,58 @@ use melior::{
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step (capped at the sequence length, and by the VMEM budget of the score tile)" },
-    OptionSpec { name: "block-kv", kind: OptionKind::Int, default: "2048", help: "Keys per grid step (capped at the sequence length)" },
-    OptionSpec { name: "causal-block-q", kind: OptionKind::Int, default: "1024", help: "Queries per grid step for causal attention" },
-    OptionSpec { name: "causal-block-kv", kind: OptionKind::Int, default: "1024", help: "Keys per grid step for causal attention (smaller blocks skip more above the diagonal)" },
-    OptionSpec { name: "key-splits", kind: OptionKind::Int, default: "1", help: "Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps them); lowered to the most that leave whole 128-key lane tiles" },
-    OptionSpec { name: "transposed-whole-keys", kind: OptionKind::Int, default: "0", help: "Kernels in the transposed orientation whose key blocks hold at least this many keys take each block whole, one sub-block, except causal ones whose key blocks are longer than their query blocks (their diagonal blocks skip the sub-blocks past the band); smaller key blocks take key-splits (0: every block takes key-splits)" },
-    OptionSpec { name: "auto-blocks", kind: OptionKind::Bool, default: "false", help: "Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)" },
-    OptionSpec { name: "target", kind: OptionKind::Choice(TARGETS), default: "v6e", help: "The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills" },
-    OptionSpec { name: "chunk", kind: OptionKind::Int, default: "0", help: "Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)" },
-    OptionSpec { name: "gdn-heads", kind: OptionKind::Int, default: "0", help: "Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the target's rows, 1024 on v6e, 512 on tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the key-head groups)" },
-    OptionSpec { name: "gdn-precision", kind: OptionKind::Choice(&["fp32", "bf16x3"]), default: "bf16x3", help: "How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and low parts" },
-    OptionSpec { name: "gdn-single-pass", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16 pass each with f32 accumulation, as fla's kernels take them; the inverse keeps gdn-precision" },
-    OptionSpec { name: "gdn-chunks-per-step", kind: OptionKind::Int, default: "0", help: "Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2, 1 that divides the chunks, so no step pads, up to 2 on tpu7x, whose VMEM four overflowed; v6e 2048 tokens: 4 per step 1,750,193 cycles, 2 1,777,649, 1 1,830,129)" },
-    OptionSpec { name: "gdn-block-rows", kind: OptionKind::Int, default: "128", help: "Rows of the diagonal blocks the Gated DeltaNet kernel's chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, the inverse, the output weights) are worked on in, whole heads of a step (0: the step's whole stacked tile, heads x chunk square)" },
-    OptionSpec { name: "gdn-token-major", kind: OptionKind::Choice(&["output", "all", "none"]), default: "output", help: "Which of the Gated DeltaNet kernel's windows are token-major, [B, T, N x D], where the op is laid out with tokens before heads: the output's (XLA then relayouts it to BTNH instead of transposing it: 4/8 head slice at 2048 tokens, v6e 126,348 static cycles against 112,486), q, k and v's too (all: their transposes become relayouts, which libtpu prices both ways: 16/32 heads at 2048 tokens 478,257 -> 435,308, the 4/8 slice at 8192 438,583 -> 443,757), or none" },
-    OptionSpec { name: "gdn-exp2", kind: OptionKind::Bool, default: "false", help: "In the Gated DeltaNet kernel, gates in base 2 (the γ and γ_C rows x log2(e) once per chunk) and exp2 for every exponential of a gate sum (off: libtpu's static cycles gave no gain, v6e 2048 tokens 1,835,760 against 1,830,129)" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each kernel emitted and each op kept" },
-];
+crate::pass_options! {
+    pub struct TileOptions {
+        /// Queries per grid step (capped at the sequence length, and by the VMEM budget of the score tile)
+        block_q: i64 = ("block-q", "1024"),
+        /// Keys per grid step (capped at the sequence length)
+        block_kv: i64 = ("block-kv", "2048"),
+        /// Queries per grid step for causal attention
+        causal_block_q: i64 = ("causal-block-q", "1024"),
+        /// Keys per grid step for causal attention (smaller blocks skip more above the diagonal)
+        causal_block_kv: i64 = ("causal-block-kv", "1024"),
+        /// Sub-blocks per key block, each its own online-softmax update, in program order (flywheel-pipeline overlaps
+        /// them); lowered to the most that leave whole 128-key lane tiles
+        key_splits: i64 = ("key-splits", "1"),
+        /// Kernels in the transposed orientation whose key blocks hold at least this many keys take each block whole,
+        /// one sub-block, except causal ones whose key blocks are longer than their query blocks (their diagonal blocks
+        /// skip the sub-blocks past the band); smaller key blocks take key-splits (0: every block takes key-splits)
+        transposed_whole_keys: i64 = ("transposed-whole-keys", "0"),
+        /// Choose block sizes by compiling candidates with libtpu's static profile for `target` (cached)
+        auto_blocks: bool = ("auto-blocks", "false"),
+        /// The TPU generation: the one auto-blocks compiles for, and whose rows gdn-heads=0 fills
+        target: Generation = ("target", "v6e"),
+        /// Tokens per chunk of the Gated DeltaNet kernel (0: the op's chunk_size)
+        chunk: i64 = ("chunk", "0"),
+        /// Value heads per grid step of the Gated DeltaNet kernel, stacked into its matmuls (0: as many as fill the
+        /// target's rows, 1024 on v6e, 512 on tpu7x, 256 on v5e; lowered to the most that divide the heads and fit the
+        /// key-head groups)
+        gdn_heads: i64 = ("gdn-heads", "0"),
+        /// How the Gated DeltaNet kernel multiplies f32 operands: Mosaic's fp32, or three bf16 passes of their high and
+        /// low parts
+        gdn_precision: GdnPrecision = ("gdn-precision", "bf16x3"),
+        /// In the Gated DeltaNet kernel, the products after the inverse (U and W, the state products, P V') as one bf16
+        /// pass each with f32 accumulation, as fla's kernels take them; the inverse keeps gdn-precision
+        gdn_single_pass: bool = ("gdn-single-pass", "false"),
+        /// Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a
+        /// chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2,
+        /// 1 that divides the chunks, so no step pads, up to 2 on tpu7x, whose VMEM four overflowed)
+        gdn_chunks_per_step: i64 = ("gdn-chunks-per-step", "0"),
+        /// Rows of the diagonal blocks the Gated DeltaNet kernel's chunk-parallel tiles (decay, K Kᵀ, Q Kᵀ, A, the
+        /// inverse, the output weights) are worked on in, whole heads of a step (0: the step's whole stacked tile,
+        /// heads x chunk square)
+        gdn_block_rows: i64 = ("gdn-block-rows", "128"),
+        /// Which of the Gated DeltaNet kernel's windows are token-major, [B, T, N x D], where the op is laid out with
+        /// tokens before heads: the output's (XLA then relayouts it to BTNH instead of transposing it), q, k and v's
+        /// too (all: their transposes become relayouts, which libtpu prices both ways), or none
+        gdn_token_major: TokenMajor = ("gdn-token-major", "output"),
+        /// In the Gated DeltaNet kernel, gates in base 2 (the γ and γ_C rows x log2(e) once per chunk) and exp2 for
+        /// every exponential of a gate sum (off: libtpu's static cycles gave no gain)
+        gdn_exp2: bool = ("gdn-exp2", "false"),
+        /// Remark on each kernel emitted and each op kept
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 /// The (query, key) blocks auto-blocks tries, plain and causal; each is capped like a
 /// given block size (sequence lengths, VMEM budget) and duplicates are tried once.
@@ -67,8 +95,15 @@ const CAUSAL_CANDIDATES: &[(i64, i64)] = &[(512, 512), (512, 1024), (1024, 512),
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-tile",
     summary: "Plan a Mosaic kernel for each flywheel.attention and write it as FlyWheel tile IR",
-    options: OPTIONS,
-    create,
+    description: "Turns each `flywheel.attention` and `flywheel.gated_delta` a kernel serves into FlyWheel tile \
+IR: a kernel plan (for attention a grid over batch, key/value heads and query blocks with a key-block reduction \
+loop; for Gated DeltaNet a grid over batch and head groups with the chunks in order), the operands padded and \
+rearranged into the kernel's layout, and a `flywheel.attention_kernel` or `flywheel.gated_delta_kernel` op holding \
+the kernel module, which the FlyWheel transforms rewrite and `flywheel-lower-to-mosaic` serializes. Block sizes come \
+from the options, capped at the sequence lengths and the target's VMEM, or with auto-blocks from compiling the \
+candidates. An op no kernel serves stays (for the reference lowering), with a remark saying why.",
+    options: TileOptions::SPECS,
+    create: |text| Ok(create(TileOptions::parse(text)?)),
 };
 
 /// The most query rows (queries x group heads) one grid step stacks.
@@ -128,31 +163,26 @@ impl Blocks {
     }
 }
 
-fn create(options: &PassOptions) -> Pass {
+fn create(options: TileOptions) -> Pass {
     let blocks = Blocks {
-        plain: (options.int("block-q"), options.int("block-kv")),
-        causal: (options.int("causal-block-q"), options.int("causal-block-kv")),
-        key_splits: options.int("key-splits"),
-        transposed_whole_keys: options.int("transposed-whole-keys"),
-        generation: options.generation("target"),
+        plain: (options.block_q, options.block_kv),
+        causal: (options.causal_block_q, options.causal_block_kv),
+        key_splits: options.key_splits,
+        transposed_whole_keys: options.transposed_whole_keys,
+        generation: options.target,
     };
-    let remarks = options.bool("remarks");
-    let search = options.bool("auto-blocks");
+    let (remarks, search) = (options.remarks, options.auto_blocks);
     let kernel = GatedDeltaOptions {
-        chunk: options.int("chunk"),
-        heads: options.int("gdn-heads"),
+        chunk: options.chunk,
+        heads: options.gdn_heads,
         stacked_rows: gated_delta_rows(blocks.generation),
         most_chunks_per_step: gated_delta_chunks(blocks.generation),
-        bf16x3: options.choice("gdn-precision") == "bf16x3",
-        single_pass_products: options.bool("gdn-single-pass"),
-        exp2_gates: options.bool("gdn-exp2"),
-        chunks_per_step: options.int("gdn-chunks-per-step"),
-        block_rows: options.int("gdn-block-rows"),
-        token_major: match options.choice("gdn-token-major") {
-            "none" => TokenMajor::None,
-            "output" => TokenMajor::Output,
-            _ => TokenMajor::All,
-        },
+        bf16x3: options.gdn_precision == GdnPrecision::Bf16x3,
+        single_pass_products: options.gdn_single_pass,
+        exp2_gates: options.gdn_exp2,
+        chunks_per_step: options.gdn_chunks_per_step,
+        block_rows: options.gdn_block_rows,
+        token_major: options.gdn_token_major,
     };
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| {
         tile(op, blocks, search, remarks) && tile_gated_delta(op, kernel, remarks)
@@ -543,15 +573,24 @@ pub struct GatedDeltaOptions {
     pub token_major: TokenMajor,
 }
 
-/// The Gated DeltaNet kernel's windows laid out token-major, [B, T', N x D].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TokenMajor {
-    /// None: every window [B, N, T', D].
-    None,
-    /// The output's.
-    Output,
-    /// q, k and v's too.
-    All,
+crate::choice! {
+    /// The Gated DeltaNet kernel's windows laid out token-major, [B, T', N x D].
+    pub enum TokenMajor {
+        /// The output's.
+        Output = "output",
+        /// q, k and v's too.
+        All = "all",
+        /// None: every window [B, N, T', D].
+        None = "none",
+    }
+}
+
+crate::choice! {
+    /// How the Gated DeltaNet kernel multiplies f32 operands.
+    pub enum GdnPrecision {
+        Fp32 = "fp32",
+        Bf16x3 = "bf16x3",
+    }
 }
 
 /// The rows a Gated DeltaNet grid step stacks by default on `target`: libtpu's static

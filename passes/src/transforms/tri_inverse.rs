@@ -1,4 +1,4 @@
-//! `flywheel-tri-inverse`: in Gated DeltaNet kernels (FlyWheel tile IR), replaces the
+//! `flywheel-tri-inverse` (see [`PASS`]): in Gated DeltaNet kernels (FlyWheel tile IR), replaces the
 //! forward substitution that inverts I + A (A strictly lower triangular, C x C) — an
 //! `scf.for` of X ← I - A X from X = I, C - 1 serial products — by a blocked inverse:
 //!
@@ -17,13 +17,13 @@
 //! solved on those blocks laid side by side (n x size), n rows per product instead of size.
 //!
 //! Exact in exact arithmetic, and never a product or Neumann form over the whole chunk
-//! (DESIGN.md: those overflow for correlated keys). A loop is rewritten only when it is
+//! (those overflow for correlated keys with β near 1). A loop is rewritten only when it is
 //! certainly this inverse: X starts as the identity, each step yields I - A X with A
 //! defined outside the loop as a select under the strict lower triangle, and the loop
 //! runs at least C - 1 steps; anything else is left alone (with a remark if asked).
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
@@ -41,28 +41,69 @@ use std::collections::HashSet;
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block", kind: OptionKind::Choice(&["8", "16"]), default: "8", help: "Rows of the diagonal blocks inverted alone (with doubling, 16 is 6% faster on v6e but its powers N^8 cost accuracy: relative L2 2.6e-3 with correlated keys and bf16x3 products, against 4e-5 at 8)" },
-    OptionSpec { name: "diagonal", kind: OptionKind::Choice(&["substitution", "doubling"]), default: "doubling", help: "How the diagonal blocks are inverted: forward substitution (block - 1 serial products) or the doubling product (I - N)(I + N^2)(I + N^4)... (log2(block) levels)" },
-    OptionSpec { name: "side-by-side", kind: OptionKind::Bool, default: "true", help: "With several heads' inverses stacked on the diagonal (flywheel-tile's gdn-heads), work on their blocks side by side (C x size, not size x size): each product pushes C rows through the MXU instead of size" },
-    OptionSpec { name: "interleave", kind: OptionKind::Bool, default: "true", help: "Solve the inverses of consecutive loops (a grid step's chunks) together, product by product, so their independent chains share each product's latency; ops between that use an earlier inverse move after the last loop" },
-    OptionSpec { name: "refine-from", kind: OptionKind::Int, default: "0", help: "In groups of at least this many inverses solved together (0: never), take the blocked inverse's products in one bf16 pass, then one Newton step at the loop's precision: X <- X + X R, R = I - (I + A) X (R is of the order of the one-pass error, so X R takes one pass too), on diagonal blocks of 4 (one step leaves blocks of 8 at relative L2 6.1e-4 with correlated keys: the one-pass error of their powers N^4); only where the loop's products take more than one pass. The step's two serial products pay only where enough inverses share their latency" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on each inverse rewritten and each loop left alone" },
-];
+crate::pass_options! {
+    pub struct TriInverseOptions {
+        /// Rows of the diagonal blocks inverted alone (with doubling, 16 is faster but its powers N^8 cost accuracy
+        /// with correlated keys)
+        block: DiagonalBlock = ("block", "8"),
+        /// How the diagonal blocks are inverted: forward substitution (block - 1 serial products) or the doubling
+        /// product (I - N)(I + N^2)(I + N^4)... (log2(block) levels)
+        diagonal: Diagonal = ("diagonal", "doubling"),
+        /// With several heads' inverses stacked on the diagonal (flywheel-tile's gdn-heads), work on their blocks side
+        /// by side (C x size, not size x size): each product pushes C rows through the MXU instead of size
+        side_by_side: bool = ("side-by-side", "true"),
+        /// Solve the inverses of consecutive loops (a grid step's chunks) together, product by product, so their
+        /// independent chains share each product's latency; ops between that use an earlier inverse move after the last
+        /// loop
+        interleave: bool = ("interleave", "true"),
+        /// In groups of at least this many inverses solved together (0: never), take the blocked inverse's products in
+        /// one bf16 pass, then one Newton step at the loop's precision: X <- X + X R, R = I - (I + A) X (R is of the
+        /// order of the one-pass error, so X R takes one pass too), on diagonal blocks of 4 (one step leaves blocks of
+        /// 8 with the one-pass error of their powers N^4); only where the loop's products take more than one pass. The
+        /// step's two serial products pay only where enough inverses share their latency
+        refine_from: i64 = ("refine-from", "0"),
+        /// Remark on each inverse rewritten and each loop left alone
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-tri-inverse",
     summary: "Blocked triangular inverse in Gated DeltaNet kernels: small diagonal blocks by forward substitution, merged by MXU products",
-    options: OPTIONS,
-    create,
+    options: TriInverseOptions::SPECS,
+    description: "In Gated DeltaNet kernels (FlyWheel tile IR), replaces the forward substitution that inverts \
+I + A (A strictly lower triangular, C x C; C - 1 serial products) by a blocked inverse: small diagonal blocks \
+inverted alone (by the doubling product (I - N)(I + N²)(I + N⁴)... or by substitution), then merges that double the \
+solved blocks as MXU products (X21 = -X22 A21 X11). Exact in exact arithmetic, and never a product or Neumann form \
+over the whole chunk, which overflows for correlated keys with β near 1. With refine-from, groups of inverses solved \
+together take one bf16 pass and a Newton step. A loop is rewritten only when it is certainly this inverse; anything \
+else is left alone, with a remark if asked.",
+    create: |text| Ok(create(TriInverseOptions::parse(text)?)),
 };
 
-fn create(options: &PassOptions) -> Pass {
-    let block: i64 = options.choice("block").parse().expect("a listed choice");
-    let doubling = options.choice("diagonal") == "doubling";
-    let (side_by_side, interleave, remarks) =
-        (options.bool("side-by-side"), options.bool("interleave"), options.bool("remarks"));
-    let refine_from = options.int("refine-from");
+crate::choice! {
+    /// Rows of the diagonal blocks inverted alone.
+    pub enum DiagonalBlock {
+        Eight = "8",
+        Sixteen = "16",
+    }
+}
+
+crate::choice! {
+    /// How the diagonal blocks are inverted.
+    pub enum Diagonal {
+        Substitution = "substitution",
+        Doubling = "doubling",
+    }
+}
+
+fn create(options: TriInverseOptions) -> Pass {
+    let block = match options.block {
+        DiagonalBlock::Eight => 8,
+        DiagonalBlock::Sixteen => 16,
+    };
+    let doubling = options.diagonal == Diagonal::Doubling;
+    let TriInverseOptions { side_by_side, interleave, remarks, refine_from, .. } = options;
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| {
         let Ok(refine_from) = usize::try_from(refine_from) else {
             emit_error(

@@ -4,9 +4,9 @@
 //! `--verify-diagnostics` expectations), 2 a usage or I/O error. On failure no output
 //! file is created or replaced.
 
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches, Parser};
 use flywheel_dialect::{create_context, verify::verify};
-use flywheel_passes::{passes, pipelines, pipelines::parse as pipeline};
+use flywheel_passes::pipelines::parse as pipeline;
 use flywheel_tools::{
     diagnostics::{render, Collector, Kind},
     output::write_atomically,
@@ -71,6 +71,10 @@ struct Cli {
     /// List FlyWheel's passes with their options, and exit.
     #[arg(long = "list-passes")]
     list_passes: bool,
+    /// Print the reference of FlyWheel's passes and pipelines (docs/passes.md) as
+    /// Markdown, and exit.
+    #[arg(long = "pass-docs")]
+    pass_docs: bool,
 }
 
 /// Why the driver stops: a usage/IO problem (exit 2) or a failed run (exit 1).
@@ -155,7 +159,9 @@ fn profile_candidate(program: &str, pipeline: &str, target: &str) -> Result<i64,
 fn run() -> Result<(), Failure> {
     flywheel_passes::tile::block_search::set_profiler(profile_candidate);
     let (driver_arguments, pass_flags) = split_arguments(std::env::args().collect());
-    let cli = match Cli::try_parse_from(driver_arguments) {
+    let command = Cli::command().after_long_help(flywheel_passes::registry::listing());
+    let parsed = command.try_get_matches_from(driver_arguments).and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         // --help and --version: clap prints them (tolerating a closed pipe).
         Err(error) if !error.use_stderr() => {
@@ -164,8 +170,9 @@ fn run() -> Result<(), Failure> {
         }
         Err(error) => return Err(Failure::Usage(error.to_string().trim_start_matches("error: ").trim().to_owned())),
     };
-    if cli.list_passes {
-        print!("{}", pass_list());
+    if cli.list_passes || cli.pass_docs {
+        use flywheel_passes::registry::{listing, markdown};
+        print!("{}", if cli.pass_docs { markdown() } else { listing() });
         return Ok(());
     }
     if cli.pass_pipeline.is_some() && !pass_flags.is_empty() {
@@ -328,35 +335,4 @@ fn has_unregistered_ops(context: &Context, module: &Module) -> bool {
         }
     });
     found
-}
-
-fn pass_list() -> String {
-    let mut text = String::from("FlyWheel passes (use in --pass-pipeline or as --NAME[=OPTIONS]):\n");
-    for pass in passes() {
-        text.push_str(&format!("  {:<28} {}\n", pass.name, pass.summary));
-        for option in pass.options {
-            text.push_str(&format!(
-                "      {}=<{}>  {} (default: {})\n",
-                option.name,
-                option.kind_name(),
-                option.help,
-                option.default
-            ));
-        }
-    }
-    text.push_str("FlyWheel pipelines (the same ways):\n");
-    for pipeline in pipelines() {
-        text.push_str(&format!("  {:<28} {}\n", pipeline.name, pipeline.summary));
-        for option in pipeline.options {
-            text.push_str(&format!(
-                "      {}=<{}>  {} (default: {})\n",
-                option.name,
-                option.kind_name(),
-                option.help,
-                option.default
-            ));
-        }
-    }
-    text.push_str("Upstream MLIR passes (canonicalize, cse, ...) are accepted by name as well.\n");
-    text
 }

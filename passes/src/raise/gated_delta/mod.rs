@@ -1,5 +1,4 @@
-//! `flywheel-raise-gated-delta`: finds Gated DeltaNet written as a per-token recurrence
-//! (`lax.scan`, a `stablehlo.while`) and replaces it with `flywheel.gated_delta`.
+//! `flywheel-raise-gated-delta` (see [`PASS`]).
 //!
 //! The loop must count a step from 0 to T, slice each input at the step (`xs[t]`), carry
 //! one state `S` [B, H, Dk, Dv] and write one output row per step, and its body must be
@@ -21,7 +20,7 @@ use crate::{
         choose_source, dot_axes, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
     },
     analysis::trace::{apply_layout, erase_dead, follow_layout, Node, Through, Traced, Tracer},
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::float_literal;
@@ -41,31 +40,29 @@ use scan::{read_scan, read_slice, Body, Loop, Scan};
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "remarks",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "Remark on each raised recurrence and on why each state-carrying loop was not raised",
-    },
-    OptionSpec {
-        name: "chunk-size",
-        kind: OptionKind::Int,
-        default: "64",
-        help: "The chunk_size attribute of raised ops (a power of two; kernels chunk the sequence by it)",
-    },
-];
+crate::pass_options! {
+    pub struct RaiseGatedDeltaOptions {
+        /// Remark on each raised recurrence and on why each state-carrying loop was not raised
+        remarks: bool = ("remarks", "false"),
+        /// The chunk_size attribute of raised ops (a power of two; kernels chunk the sequence by it)
+        chunk_size: i64 = ("chunk-size", "64"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-raise-gated-delta",
     summary: "Raise Gated DeltaNet recurrences (lax.scan) in StableHLO into flywheel.gated_delta",
-    options: OPTIONS,
-    create,
+    description: "Finds Gated DeltaNet written as a recurrence over tokens (`lax.scan`, a `stablehlo.while`), per \
+token or in chunks (the WY form with a unit lower triangular solve), and replaces it with `flywheel.gated_delta`. \
+The loop must count a step from 0 to T, slice each input at the step, carry one state S [B, H, Dk, Dv] and write one \
+output row per step, and its body must be exactly the gated delta rule: S1 = exp(g_t) S; u = beta_t (v_t - S1ᵀ k_t); \
+S2 = S1 + k_t uᵀ; o_t = S2ᵀ q_t. A body that computes anything else (another update rule, a transposed outer \
+product, the readout before the update) is left alone with a remark.",
+    options: RaiseGatedDeltaOptions::SPECS,
+    create: |text| Ok(create(RaiseGatedDeltaOptions::parse(text)?)),
 };
 
-fn create(options: &PassOptions) -> Pass {
-    let remarks = options.bool("remarks");
-    let chunk_size = options.int("chunk-size");
+fn create(RaiseGatedDeltaOptions { remarks, chunk_size }: RaiseGatedDeltaOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Module, move |op: OperationRef| {
         if chunk_size <= 0 || chunk_size & (chunk_size - 1) != 0 {
             flywheel_dialect::diagnostics::emit_error(

@@ -50,7 +50,7 @@
 //!   whose row sum is a column of the PV matmul (no l apart from the output) keep the max.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::diagnostics::emit_remark;
@@ -71,24 +71,54 @@ use std::collections::{HashMap, HashSet};
 
 static PASS_ID: PassId = PassId;
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "exp2", kind: OptionKind::Bool, default: "true", help: "Scores in base 2: scale x log2(e), exp2 for exp" },
-    OptionSpec { name: "fold-scale", kind: OptionKind::Choice(&["exact", "split", "split-unbanded", "always", "never"]), default: "exact", help: "Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K twice); split-unbanded (split in kernels without a causal or window band, exact in those with one); always (Q times the scale rounded to bf16); or never" },
-    OptionSpec { name: "reciprocal", kind: OptionKind::Bool, default: "true", help: "Normalize by one reciprocal per row and a multiply" },
-    OptionSpec { name: "conditional-rescale", kind: OptionKind::Bool, default: "false", help: "Rescale the running output and sum only when a row's max changed (a branch per key block)" },
-    OptionSpec { name: "lagged-max", kind: OptionKind::Choice(&["false", "true", "transposed", "transposed-or-causal"]), default: "false", help: "Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel (true), in those whose max reduces across sublanes, the transposed orientation (transposed), or in those and the kernels whose band has an upper edge only, as causality gives, no window's lower edge (transposed-or-causal)" },
-    OptionSpec { name: "lagged-max-limit", kind: OptionKind::Float, default: "64", help: "The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it the step is redone" },
-    OptionSpec { name: "lagged-stabilizer", kind: OptionKind::Choice(&["max", "sum"]), default: "max", help: "With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(l), l the running sum by m₀ (sum: no max reduction in the step, and a first step lagged too)" },
-    OptionSpec { name: "redo-stores", kind: OptionKind::Choice(&["false", "true", "before"]), default: "true", help: "With lagged-max, where the step's stores of its max, sum and output go (when they follow it): after the redo branch, which yields the state (false); into both its arms, so it yields nothing (true); before it, the exact arm storing again (before)" },
-    OptionSpec { name: "bf16-exp", kind: OptionKind::Bool, default: "false", help: "Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on what was rewritten in each kernel and what was not" },
-];
+crate::pass_options! {
+    pub struct ExpSoftmaxOptions {
+        /// Scores in base 2: scale x log2(e), exp2 for exp
+        exp2: bool = ("exp2", "true"),
+        /// Multiply Q by the score scale before the MXU, not the scores after it: when exact (f32 Q or a power-of-two
+        /// scale); split (also a bf16 Q times any scale, as two bf16 parts side by side in the contraction against K
+        /// twice); split-unbanded (split in kernels without a causal or window band, exact in those with one); always
+        /// (Q times the scale rounded to bf16); or never
+        fold_scale: Fold = ("fold-scale", "exact"),
+        /// Normalize by one reciprocal per row and a multiply
+        reciprocal: bool = ("reciprocal", "true"),
+        /// Rescale the running output and sum only when a row's max changed (a branch per key block)
+        conditional_rescale: bool = ("conditional-rescale", "false"),
+        /// Exponentiate each key step's scores by the running max it starts with (exp need not wait for the step's
+        /// max); a step whose max rose by more than lagged-max-limit, or the first, is redone exactly. In every kernel
+        /// (true), in those whose max reduces across sublanes, the transposed orientation (transposed), or in those and
+        /// the kernels whose band has an upper edge only, as causality gives, no window's lower edge
+        /// (transposed-or-causal)
+        lagged_max: LagKernels = ("lagged-max", "false"),
+        /// The largest rise of a row's running max (in the exponent's base: 2 with exp2) a lagged step keeps; beyond it
+        /// the step is redone
+        lagged_max_limit: f64 = ("lagged-max-limit", "64"),
+        /// With lagged-max, what a lagged step keeps as its rows' running max: their max (max), or m₀ + log(l), l the
+        /// running sum by m₀ (sum: no max reduction in the step, and a first step lagged too)
+        lagged_stabilizer: Stabilizer = ("lagged-stabilizer", "max"),
+        /// With lagged-max, where the step's stores of its max, sum and output go (when they follow it): after the redo
+        /// branch, which yields the state (false); into both its arms, so it yields nothing (true); before it, the
+        /// exact arm storing again (before)
+        redo_stores: RedoStores = ("redo-stores", "true"),
+        /// Exponentiate in bf16 where P is rounded to bf16 for the PV matmul (v6e, tpu7x); sums stay f32
+        bf16_exp: bool = ("bf16-exp", "false"),
+        /// Remark on what was rewritten in each kernel and what was not
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-exp-softmax",
     summary: "Cheaper softmax in attention kernels: base-2 scores, the scale folded into Q, reciprocal normalization",
-    options: OPTIONS,
-    create,
+    description: "Rewrites the softmax of each attention kernel (FlyWheel tile IR from `flywheel-tile`) to do less \
+VPU/EUP work per score element, each rewrite an option so each can be measured alone: scores in base 2 (exp2), the \
+score scale folded into Q before the MXU, normalization by one reciprocal per row, the rescale of the running output \
+only when a row's max moved, exp in bf16, and the running max lagged by one key step (exp follows the QKᵀ matmul \
+without waiting for the step's max; a step whose max rose too far is redone exactly in a branch). A rewrite whose \
+conditions do not hold in a kernel (a bias or soft-cap between the scale and the softmax, a rounding the fold would \
+add) is not made there, with a remark.",
+    options: ExpSoftmaxOptions::SPECS,
+    create: |text| Ok(create(ExpSoftmaxOptions::parse(text)?)),
 };
 
 /// Which rewrites to do.
@@ -106,8 +136,8 @@ pub struct Rewrites {
 /// Where and how far `lagged-max` lags the running max.
 #[derive(Clone, Copy, Debug)]
 pub struct LaggedMax {
-    /// Which kernels are lagged.
-    pub kernels: LaggedKernels,
+    /// Which kernels are lagged (not `None`).
+    pub kernels: LagKernels,
     /// The largest rise of a row's max a lagged step keeps.
     pub limit: f64,
     /// Where the step's stores of its state go relative to the redo branch.
@@ -116,74 +146,69 @@ pub struct LaggedMax {
     pub sum_stabilizer: bool,
 }
 
-/// The kernels `lagged-max` lags.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum LaggedKernels {
-    All,
-    /// Those whose max reduces the score tile across sublanes (transposed scores).
-    Transposed,
-    /// Those, and those whose band is causal: an upper edge and no lower one (`causal_band`).
-    TransposedOrCausal,
+crate::choice! {
+    /// The kernels `lagged-max` lags.
+    pub enum LagKernels {
+        None = "false",
+        All = "true",
+        /// Those whose max reduces the score tile across sublanes (transposed scores).
+        Transposed = "transposed",
+        /// Those, and those whose band is causal: an upper edge and no lower one (`causal_band`).
+        TransposedOrCausal = "transposed-or-causal",
+    }
 }
 
-/// Where a lagged step's stores of its state go relative to its redo branch.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum RedoStores {
-    /// After it: the branch yields the state.
-    After,
-    /// Into both arms: the branch yields nothing.
-    InBranch,
-    /// Before it, the lagged state stored as soon as it is made; the exact arm stores its
-    /// own over it.
-    Before,
+crate::choice! {
+    /// What a lagged step keeps as its rows' running max.
+    pub enum Stabilizer {
+        Max = "max",
+        /// m₀ + log(l).
+        Sum = "sum",
+    }
 }
 
-/// When to fold the score scale into Q.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fold {
-    Exact,
-    Split,
-    /// `Split` in kernels without a causal or window band, `Exact` in those with one.
-    SplitUnbanded,
-    Always,
-    Never,
+crate::choice! {
+    /// Where a lagged step's stores of its state go relative to its redo branch.
+    pub enum RedoStores {
+        /// After it: the branch yields the state.
+        After = "false",
+        /// Into both arms: the branch yields nothing.
+        InBranch = "true",
+        /// Before it, the lagged state stored as soon as it is made; the exact arm stores its
+        /// own over it.
+        Before = "before",
+    }
 }
 
-fn create(options: &PassOptions) -> Pass {
-    let fold_scale = match options.choice("fold-scale") {
-        "always" => Fold::Always,
-        "split" => Fold::Split,
-        "split-unbanded" => Fold::SplitUnbanded,
-        "never" => Fold::Never,
-        _ => Fold::Exact,
-    };
+crate::choice! {
+    /// When to fold the score scale into Q.
+    pub enum Fold {
+        Exact = "exact",
+        Split = "split",
+        /// `Split` in kernels without a causal or window band, `Exact` in those with one.
+        SplitUnbanded = "split-unbanded",
+        Always = "always",
+        Never = "never",
+    }
+}
+
+fn create(options: ExpSoftmaxOptions) -> Pass {
+    let lagged_max = (options.lagged_max != LagKernels::None).then_some(LaggedMax {
+        kernels: options.lagged_max,
+        limit: options.lagged_max_limit,
+        stores: options.redo_stores,
+        sum_stabilizer: options.lagged_stabilizer == Stabilizer::Sum,
+    });
     let rewrites = Rewrites {
-        exp2: options.bool("exp2"),
-        fold_scale,
-        reciprocal: options.bool("reciprocal"),
-        conditional_rescale: options.bool("conditional-rescale"),
-        bf16_exp: options.bool("bf16-exp"),
-        lagged_max: lagged_max(options),
+        exp2: options.exp2,
+        fold_scale: options.fold_scale,
+        reciprocal: options.reciprocal,
+        conditional_rescale: options.conditional_rescale,
+        bf16_exp: options.bf16_exp,
+        lagged_max,
     };
-    let remarks = options.bool("remarks");
+    let remarks = options.remarks;
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| exp_softmax(op, rewrites, remarks))
-}
-
-fn lagged_max(options: &PassOptions) -> Option<LaggedMax> {
-    let limit = options.float("lagged-max-limit");
-    let stores = match options.choice("redo-stores") {
-        "false" => RedoStores::After,
-        "before" => RedoStores::Before,
-        _ => RedoStores::InBranch,
-    };
-    let sum_stabilizer = options.choice("lagged-stabilizer") == "sum";
-    let kernels = match options.choice("lagged-max") {
-        "true" => LaggedKernels::All,
-        "transposed" => LaggedKernels::Transposed,
-        "transposed-or-causal" => LaggedKernels::TransposedOrCausal,
-        _ => return None,
-    };
-    Some(LaggedMax { kernels, limit, stores, sum_stabilizer })
 }
 
 /// Rewrites every attention kernel in the kernel modules directly in `root`.
@@ -684,10 +709,10 @@ fn lagged_maxima(kernel: OperationRef, lagged: LaggedMax) -> Result<(usize, &'st
     }
     let transposed = chains.iter().flatten().all(|update| update.across_sublanes);
     match lagged.kernels {
-        LaggedKernels::Transposed if !transposed => {
+        LagKernels::Transposed if !transposed => {
             return Err("the scores are not transposed (lagged-max=transposed)".into())
         }
-        LaggedKernels::TransposedOrCausal if !transposed && !causal_band(kernel) => {
+        LagKernels::TransposedOrCausal if !transposed && !causal_band(kernel) => {
             return Err(
                 "the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)"
                     .into(),

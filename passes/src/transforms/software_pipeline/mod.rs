@@ -1,5 +1,5 @@
-//! `flywheel-pipeline`: software-pipelines the key-block bodies of each attention kernel
-//! (FlyWheel tile IR). `flywheel-tile{key-splits=N}` writes a key block as N sub-blocks in
+//! `flywheel-pipeline` (see [`PASS`]): software-pipelines the key-block bodies of each
+//! attention kernel (FlyWheel tile IR). `flywheel-tile{key-splits=N}` writes a key block as N sub-blocks in
 //! program order — sub-block c's scores (K load, QKᵀ, scale, masks), then its softmax
 //! update (max, exp, sum, rescale, PV) — so the MXU and the VPU/EUP take turns: libtpu's
 //! bundle dump of such a step shows its matmul, max, exp and sum phases back to back.
@@ -32,13 +32,10 @@
 //!   defined.
 //! - expand: as for attention.
 //!
-//! The chunk-parallel work then overlaps the serial chain of state products (libtpu's
-//! static cycles of the default kernel, 2 key / 4 value head slice at 2048 tokens, four
-//! chunks a step: v6e 220,165 -> 213,933, tpu7x 259,188 -> 243,172; lookahead 2: 213,525
-//! and 244,828; 3, every chunk's parallel work first: 214,141 and 245,676).
+//! The chunk-parallel work then overlaps the serial chain of state products.
 
 use crate::{
-    options::{OptionKind, OptionSpec, PassOptions},
+    options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::diagnostics::{emit_error, emit_remark};
@@ -66,34 +63,45 @@ pub const ISSUE_BEFORE: &str = "flywheel.issue_before";
 pub const CHUNK: &str = "flywheel.chunk";
 pub const STAGE: &str = "flywheel.stage";
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "steps", kind: OptionKind::Choice(&["expand", "schedule", "annotate"]), default: "expand", help: "Stop after this step (annotate: units and latencies, or a GDN step's chunks and stages; schedule: issue points; expand: the reordered body)" },
-    OptionSpec { name: "gdn-lookahead", kind: OptionKind::Int, default: "1", help: "Gated DeltaNet: how many chunks ahead each chunk's parallel work is issued, before the state update of the chunk that many earlier (0: program order)" },
-    OptionSpec { name: "remarks", kind: OptionKind::Bool, default: "false", help: "Remark on the schedule of each kernel" },
-];
+crate::pass_options! {
+    pub struct PipelineOptions {
+        /// Stop after this step (annotate: units and latencies, or a GDN step's chunks and stages; schedule: issue
+        /// points; expand: the reordered body)
+        steps: Step = ("steps", "expand"),
+        /// Gated DeltaNet: how many chunks ahead each chunk's parallel work is issued, before the state update of the
+        /// chunk that many earlier (0: program order)
+        gdn_lookahead: i64 = ("gdn-lookahead", "1"),
+        /// Remark on the schedule of each kernel
+        remarks: bool = ("remarks", "false"),
+    }
+}
 
 pub const PASS: PassInfo = PassInfo {
     name: "flywheel-pipeline",
     summary: "Software-pipeline kernels: attention's sub-block QKᵀ matmuls issued ahead of earlier softmax updates, Gated DeltaNet's chunk-parallel work ahead of earlier state updates",
-    options: OPTIONS,
-    create,
+    options: PipelineOptions::SPECS,
+    description: "Software-pipelines kernels in three steps, like Triton's pipeliner (`steps=` stops after any, \
+to test each alone): annotate each op with its unit and latency (or a Gated DeltaNet step's chunk and stage), \
+schedule issue points, and expand (move the ops, erase the annotations). In attention kernels whose key blocks \
+`flywheel-tile` wrote as sub-blocks, each sub-block's scores (K load, QKᵀ, scale, masks) are issued ahead of earlier \
+softmax updates, so the MXU works while the VPU and EUP do; in Gated DeltaNet kernels running several chunks a grid \
+step, each chunk's parallel work (gates, decay, K·Kᵀ, the inverse, U and W) is issued before earlier chunks' state \
+updates, off the serial chain of state products.",
+    create: |text| Ok(create(PipelineOptions::parse(text)?)),
 };
 
-#[derive(Clone, Copy, PartialEq, PartialOrd)]
-enum Step {
-    Annotate,
-    Schedule,
-    Expand,
+crate::choice! {
+    /// The step the pass stops after, in order.
+    #[derive(PartialOrd)]
+    pub enum Step {
+        Annotate = "annotate",
+        Schedule = "schedule",
+        Expand = "expand",
+    }
 }
 
-fn create(options: &PassOptions) -> Pass {
-    let last = match options.choice("steps") {
-        "annotate" => Step::Annotate,
-        "schedule" => Step::Schedule,
-        _ => Step::Expand,
-    };
-    let remarks = options.bool("remarks");
-    let lookahead = options.int("gdn-lookahead");
+fn create(options: PipelineOptions) -> Pass {
+    let PipelineOptions { steps: last, gdn_lookahead: lookahead, remarks } = options;
     external_pass(&PASS, &PASS_ID, Anchor::Any, move |op: OperationRef| {
         if lookahead < 0 {
             emit_error(op.location(), &format!("flywheel-pipeline: gdn-lookahead must be at least 0, not {lookahead}"));
