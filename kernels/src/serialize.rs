@@ -1,15 +1,20 @@
 //! Serializing a kernel module for libtpu, as Pallas hands Mosaic kernels over:
-//! `flywheel.matmul` lowered to Mosaic's `tpu.matmul` at the precision it asks for, and
-//! the module printed in generic form with every op's name under `stable_mosaic.` and its
-//! properties in its attribute dictionary.
+//! `flywheel.matmul` lowered to Mosaic's `tpu.matmul` at the precision it asks for, every
+//! op renamed under `stable_mosaic.` (an IR rewrite), and the module printed in generic
+//! form.
 
 use crate::tile_ir::{
     after_definition, computes_only, defining_op, element_type, float_splat, insert_before, splat_before, users,
 };
-use melior::ir::{
-    attribute::{IntegerAttribute, StringAttribute},
-    operation::{OperationLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
-    Value, ValueLike,
+use melior::{
+    ir::{
+        attribute::{IntegerAttribute, StringAttribute},
+        operation::{
+            Operation, OperationBuilder, OperationLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult,
+        },
+        Attribute, BlockLike, Identifier, Region, RegionLike, Type, Value, ValueLike,
+    },
+    StringRef,
 };
 use std::collections::HashMap;
 
@@ -43,10 +48,61 @@ pub fn serialize(module: OperationRef) -> Result<String, String> {
         unsafe { mlir_sys::mlirOperationDestroy(raw) };
     }
     erase_unused(module);
-    let text = module
-        .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
-        .map_err(|error| error.to_string())?;
-    Ok(properties_as_attributes(&text).iter().map(|line| stable_mosaic_names(line)).collect::<Vec<_>>().join("\n"))
+    under_stable_mosaic(module)?;
+    module.to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form()).map_err(|e| e.to_string())
+}
+
+/// Renames every op inside `module` to `stable_mosaic.<name>`, as Mosaic's serialized form
+/// has it: each op is remade as that unregistered op with the same operands, results,
+/// regions and attributes (its properties among them: Mosaic reads the unregistered ops'
+/// attribute dictionaries only). The module keeps its name and loses its symbol name, as
+/// a Pallas kernel module has none.
+fn under_stable_mosaic(module: OperationRef) -> Result<(), String> {
+    let mut ops = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        ops.push(op.to_raw());
+        WalkResult::Advance
+    });
+    // SAFETY: the module is live; its symbol name is an attribute it may drop.
+    unsafe { mlir_sys::mlirOperationRemoveAttributeByName(module.to_raw(), StringRef::new("sym_name").to_raw()) };
+    for raw in ops.into_iter().skip(1) {
+        // SAFETY: collected from the live module; each op is remade and erased once, and
+        // remaking an op moves its regions' blocks (with the ops collected in them) intact.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let remade = remade_under_stable_mosaic(op)?;
+        let remade = op.block().ok_or("an op outside a block")?.insert_operation_before(op, remade);
+        for index in 0..op.result_count() {
+            let (old, new) =
+                (op.result(index).map_err(|e| e.to_string())?, remade.result(index).map_err(|e| e.to_string())?);
+            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) };
+        }
+        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+    }
+    Ok(())
+}
+
+/// `op` as the unregistered op `stable_mosaic.<name>`, its regions' bodies moved into it.
+fn remade_under_stable_mosaic<'c>(op: OperationRef<'c, '_>) -> Result<Operation<'c>, String> {
+    let name = format!("stable_mosaic.{}", op.name().as_string_ref().as_str().map_err(|e| e.to_string())?);
+    let operands: Vec<Value> = op.operands().collect();
+    let results: Vec<Type> = op.results().map(|result| result.r#type()).collect();
+    let attributes: Vec<(Identifier, Attribute)> = op.attributes().collect();
+    let regions: Vec<Region> = (0..op.region_count())
+        .map(|index| {
+            let region = Region::new();
+            let old = op.region(index).expect("counted");
+            // SAFETY: both regions are live; the old one is left empty and erased with its op.
+            unsafe { mlir_sys::mlirRegionTakeBody(region.to_raw(), old.to_raw()) };
+            region
+        })
+        .collect();
+    OperationBuilder::new(&name, op.location())
+        .add_operands(&operands)
+        .add_results(&results)
+        .add_attributes(&attributes)
+        .add_regions_vec(regions)
+        .build()
+        .map_err(|e| format!("'{name}' does not build: {e}"))
 }
 
 /// Erases the pure ops whose results nothing uses: the f32 tiles whose bf16 parts were
@@ -67,47 +123,6 @@ fn erase_unused(module: OperationRef) {
         {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }
-    }
-}
-
-/// Generic-form lines with each op's properties (`<{...}>`) moved into its attribute
-/// dictionary: Mosaic reads the `stable_mosaic.*` ops as unregistered ops, which keep
-/// only their attribute dictionary. An op with regions has its dictionary after the
-/// `})` that closes them, on the first later line at the op's own indentation.
-fn properties_as_attributes(text: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut open: Vec<(usize, String)> = Vec::new();
-    for line in text.lines() {
-        let indent = line.len() - line.trim_start().len();
-        let mut line = line.to_owned();
-        if line.trim_start().starts_with("})") && open.last().is_some_and(|(depth, _)| *depth == indent) {
-            let (_, properties) = open.pop().expect("checked");
-            let split = indent + 2;
-            line = format!("{}{}", &line[..split], with_attributes(&line[split..], &properties));
-        }
-        if let Some(start) = line.find("<{") {
-            let length = line[start..].find("}>").expect("properties close on their line");
-            let properties = line[start + 2..start + length].to_owned();
-            let rest = line[start + length + 2..].to_owned();
-            let head = line[..start].trim_end().to_owned();
-            if rest.trim_start().starts_with("({") {
-                open.push((indent, properties));
-                line = format!("{head}{rest}");
-            } else {
-                line = format!("{head}{}", with_attributes(&rest, &properties));
-            }
-        }
-        lines.push(line);
-    }
-    lines
-}
-
-/// `rest` (` {attributes} : types` or ` : types`) with `properties` joined to its
-/// attribute dictionary.
-fn with_attributes(rest: &str, properties: &str) -> String {
-    match rest.strip_prefix(" {") {
-        Some(attributes) => format!(" {{{properties}, {attributes}"),
-        None => format!(" {{{properties}}}{rest}"),
     }
 }
 
@@ -387,59 +402,4 @@ fn tpu_matmul<'c, 'a>(
         attributes.push(("precision", "#tpu.contract_precision<fp32>".into()));
     }
     insert_before(anchor, "tpu.matmul", &[lhs, rhs, accumulator], accumulator.r#type(), &attributes)
-}
-
-/// One line of generic-form text with its op name (the first quoted dotted name followed
-/// by `(`) moved under `stable_mosaic.`; the enclosing `builtin.module` keeps its name.
-fn stable_mosaic_names(line: &str) -> String {
-    let Some(start) = line.find('"') else { return line.to_owned() };
-    let rest = &line[start + 1..];
-    let Some(length) = rest.find('"') else { return line.to_owned() };
-    let name = &rest[..length];
-    let is_op = rest[length + 1..].starts_with('(') && name.contains('.') && name != "builtin.module";
-    if is_op {
-        format!("{}\"stable_mosaic.{name}{}", &line[..start], &rest[length..])
-    } else {
-        line.to_owned()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{properties_as_attributes, stable_mosaic_names};
-
-    #[test]
-    fn properties_join_the_attribute_dictionary() {
-        let text = "  %0 = \"arith.constant\"() <{value = 0 : i32}> : () -> i32\n  %1 = \"tpu.x\"() <{a = 1}> {b = 2} : () -> i32\n  \"func.func\"() <{sym_name = \"f\"}> ({\n    \"scf.if\"(%c) ({\n    }) : (i1) -> ()\n  }) {c = 3} : () -> ()\n  \"func.func\"() <{sym_name = \"g\"}> ({\n  }) : () -> ()";
-        assert_eq!(
-            properties_as_attributes(text),
-            [
-                "  %0 = \"arith.constant\"() {value = 0 : i32} : () -> i32",
-                "  %1 = \"tpu.x\"() {a = 1, b = 2} : () -> i32",
-                "  \"func.func\"() ({",
-                "    \"scf.if\"(%c) ({",
-                "    }) : (i1) -> ()",
-                "  }) {sym_name = \"f\", c = 3} : () -> ()",
-                "  \"func.func\"() ({",
-                "  }) {sym_name = \"g\"} : () -> ()",
-            ]
-        );
-    }
-
-    #[test]
-    fn op_names_move_under_stable_mosaic() {
-        assert_eq!(
-            stable_mosaic_names(r#"    %0 = "arith.mulf"(%a, %b) : (f32, f32) -> f32"#),
-            r#"    %0 = "stable_mosaic.arith.mulf"(%a, %b) : (f32, f32) -> f32"#
-        );
-        assert_eq!(
-            stable_mosaic_names(r#"  "func.return"() : () -> ()"#),
-            r#"  "stable_mosaic.func.return"() : () -> ()"#
-        );
-        assert_eq!(stable_mosaic_names(r#""builtin.module"() ({"#), r#""builtin.module"() ({"#);
-        assert_eq!(
-            stable_mosaic_names(r#"  }) {sym_name = "q_blocks"} : () -> ()"#),
-            r#"  }) {sym_name = "q_blocks"} : () -> ()"#
-        );
-    }
 }

@@ -10,7 +10,8 @@ use melior::ir::{
     operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
     Attribute, BlockLike, BlockRef, Location, RegionLike, Type, TypeLike, Value, ValueLike,
 };
-use std::collections::HashMap;
+use melior::{ir::Module, Context};
+use std::{cell::RefCell, collections::HashMap, rc::Rc};
 
 /// Every `flywheel.attention` under `root`, in post-order, as raw handles: a pass that
 /// erases or edits one keeps the others valid.
@@ -292,4 +293,40 @@ pub fn mutable<'c, 'a>(op: OperationRef<'c, 'a>) -> melior::ir::operation::Opera
 pub fn element_type(r#type: Type) -> Type {
     // SAFETY: callers pass shaped types.
     unsafe { Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(r#type.to_raw())) }
+}
+
+/// Parses a kernel module's text (the kernel builders' output) in `context`. Text that
+/// does not parse or verify gives MLIR's own diagnostics, each with its line and column
+/// in the text, instead of reaching the caller's handler at a place in no file.
+pub fn parse_kernel_module<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, String> {
+    let errors = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&errors);
+    let id = context.attach_diagnostic_handler(move |diagnostic| {
+        let place = diagnostic.location().to_string();
+        sink.borrow_mut().push(format!("{diagnostic} ({} of the kernel text)", place.trim_start_matches("loc(")));
+        true
+    });
+    let parsed = Module::parse(context, text);
+    context.detach_diagnostic_handler(id);
+    let errors = errors.borrow().join("; ");
+    parsed.ok_or_else(|| format!("the kernel module does not parse: {errors}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_kernel_module;
+
+    #[test]
+    fn a_kernel_that_does_not_parse_says_why_and_where() {
+        let context = flywheel_dialect::create_context();
+        let error = parse_kernel_module(
+            &context,
+            "\"builtin.module\"() ({\n  %0 = \"arith.constant\"() : () -> f32\n}) : () -> ()",
+        )
+        .err()
+        .unwrap_or_default();
+        assert!(error.starts_with("the kernel module does not parse: "), "{error}");
+        assert!(error.contains("'arith.constant' op requires attribute 'value'") && error.contains(":2:"), "{error}");
+        assert!(parse_kernel_module(&context, "module {\n}").is_ok());
+    }
 }

@@ -21,7 +21,7 @@ use flywheel_dialect::{
 };
 use flywheel_kernels::attention::{kernel_module, whole_blocks, Extra, KernelPlan};
 use flywheel_kernels::gated_delta::{self as gated_delta_kernel, GatedDeltaPlan};
-use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, mutable, top_module};
+use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, mutable, parse_kernel_module, top_module};
 use melior::{
     ir::{
         attribute::StringAttribute,
@@ -900,19 +900,15 @@ fn kernel_op<'c, 'a>(
     let symbol = fresh_symbol(top, "flywheel_kernel");
     let text = module(&symbol);
     let context = anchor.location().context();
-    // SAFETY: the parsed module's operation moves into the program (appended to its top
-    // block, which then owns it), so the parsed module itself is never destroyed.
-    let parsed = unsafe {
-        mlir_sys::mlirModuleCreateParse(
-            context.to_ref().to_raw(),
-            mlir_sys::MlirStringRef { data: text.as_ptr().cast(), length: text.len() },
-        )
-    };
-    if parsed.ptr.is_null() {
-        return Err("the kernel module does not parse".into());
-    }
+    // SAFETY: the context outlives this function (the program lives in it).
+    let parsed = parse_kernel_module(unsafe { context.to_ref() }, &text)?;
     let body = top.region(0).ok().and_then(|region| region.first_block()).ok_or("the top module has no body")?;
-    unsafe { mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), mlir_sys::mlirModuleGetOperation(parsed)) };
+    // The parsed module's operation moves into the program (appended to its top block,
+    // which then owns it), so the parsed module itself is never destroyed.
+    let parsed = std::mem::ManuallyDrop::new(parsed);
+    unsafe {
+        mlir_sys::mlirBlockAppendOwnedOperation(body.to_raw(), mlir_sys::mlirModuleGetOperation(parsed.to_raw()))
+    };
     let mut kernel = OperationBuilder::new(name, anchor.location())
         .add_operands(operands)
         .add_results(result_types)
