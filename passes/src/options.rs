@@ -212,6 +212,7 @@ mod tests {
         assert_eq!(options, Example { block_q: 256, exact: true, target: Target::V5e, limit: 1.5 });
         assert_eq!(Example::SPECS[2].kind, OptionKind::Choice(&["v5e", "v6e"]));
         assert_eq!(Example::SPECS[0].help, " Queries.");
+        assert_eq!(Target::V5e.name(), "v5e");
     }
 
     #[test]

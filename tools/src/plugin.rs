@@ -37,6 +37,11 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn load(path: &Path) -> Result<Plugin, String> {
+        // Plugins log through absl/TSL, INFO lines included, to stderr; warnings and errors
+        // only, unless the caller asks for more (TF_CPP_MIN_LOG_LEVEL=0).
+        if std::env::var_os("TF_CPP_MIN_LOG_LEVEL").is_none() {
+            std::env::set_var("TF_CPP_MIN_LOG_LEVEL", "1");
+        }
         // SAFETY: loading a PJRT plugin runs its initializers; `GetPjrtApi` is the entry
         // point every PJRT plugin exports and returns a table valid while it is loaded.
         let library = unsafe { libloading::Library::new(path) }.map_err(|error| error.to_string())?;
