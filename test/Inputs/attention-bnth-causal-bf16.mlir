@@ -1,4 +1,4 @@
-// Causal MHA in BNTH, bf16 (see flywheel-lower-to-mosaic.mlir).
+// Causal MHA in BNTH, bf16 (see lower/to-mosaic.mlir).
 func.func @main(%q: tensor<1x2x256x128xbf16>, %k: tensor<1x2x256x128xbf16>, %v: tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16> {
   %o = "flywheel.attention"(%q, %k, %v) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.125 : f32, causal = true, layout = "BNTH", q_heads = 2, kv_heads = 2} : (tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16>
   return %o : tensor<1x2x256x128xbf16>

@@ -4,7 +4,7 @@
 // for v6e. Every layer's mixer gets its kernel, no per-token loop is left, the optimized
 // model matches the original on the CPU plugin, and it compiles for v6e without a TPU.
 
-// RUN: %python %S/Inputs/model_demo.py %t.mlir 2>/dev/null | FileCheck %s
+// RUN: %python %S/../Inputs/model_demo.py %t.mlir 2>/dev/null | FileCheck %s
 // CHECK: layers attention 2 gdn 2
 // CHECK-NEXT: kernels 4 attention 2 gdn 2
 // CHECK-NEXT: while loops 2 -> 0

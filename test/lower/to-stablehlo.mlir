@@ -48,8 +48,8 @@ func.func @dynamic(%q: tensor<1x?x2x4xf32>, %k: tensor<1x8x2x4xf32>, %v: tensor<
 
 // Segment ids give the same result as the mask `q_segment[i] == kv_segment[j]`; with
 // the CPU plugin on random segment ids (integers in [0, 16)) and q, k, v:
-// RUN: flywheel-opt %S/Inputs/segments.mlir --flywheel-lower-to-stablehlo -o %t.segments.mlir
-// RUN: flywheel-opt %S/Inputs/segments-as-mask.mlir --flywheel-lower-to-stablehlo -o %t.mask.mlir
+// RUN: flywheel-opt %S/../Inputs/segments.mlir --flywheel-lower-to-stablehlo -o %t.segments.mlir
+// RUN: flywheel-opt %S/../Inputs/segments-as-mask.mlir --flywheel-lower-to-stablehlo -o %t.mask.mlir
 // RUN: flywheel check %t.mask.mlir %t.segments.mlir --seed 3 | FileCheck %s --check-prefix=SEGMENTS
 // SEGMENTS: check: passed (1 outputs within tolerance)
 
@@ -76,7 +76,7 @@ func.func @gated_delta(%q: tensor<1x16x1x8xbf16>, %k: tensor<1x16x1x8xbf16>, %v:
 // The recurrence run whole equals the recurrence run in two halves, the first half's
 // final state handed to the second as its initial state (key heads shared there, and
 // repeated explicitly here): both outputs agree on the CPU plugin.
-// RUN: flywheel-opt %S/Inputs/gdn-whole.mlir --flywheel-lower-to-stablehlo -o %t.whole.mlir
-// RUN: flywheel-opt %S/Inputs/gdn-split.mlir --flywheel-lower-to-stablehlo -o %t.split.mlir
+// RUN: flywheel-opt %S/../Inputs/gdn-whole.mlir --flywheel-lower-to-stablehlo -o %t.whole.mlir
+// RUN: flywheel-opt %S/../Inputs/gdn-split.mlir --flywheel-lower-to-stablehlo -o %t.split.mlir
 // RUN: flywheel check %t.whole.mlir %t.split.mlir --seed 5 | FileCheck %s --check-prefix=SPLIT
 // SPLIT: check: passed (2 outputs within tolerance)

@@ -1,6 +1,6 @@
 // flywheel-raise-attention on small hand-written programs: positive cases, near misses
 // (each left alone, or raised only as exactly as it is, with a remark saying why), and
-// the remarks themselves. Real JAX programs: flywheel-raise-attention-fixtures.mlir.
+// the remarks themselves. Real JAX programs: attention-fixtures.mlir.
 
 // RUN: flywheel-opt %s --split-input-file --flywheel-raise-attention=remarks=true --verify-diagnostics | FileCheck %s
 

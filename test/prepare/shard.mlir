@@ -161,7 +161,7 @@ module attributes {mhlo.num_partitions = 2 : i32} {
 // 4 chips): the kernel in the region runs on one head per chip, and the program compiles
 // for v6e:2x2 and tpu7x:2x2x1 with no collective (XLA would otherwise all-gather the
 // operands and run all four heads on every chip).
-// RUN: flywheel-opt %S/fixtures/attention_heads_sharded_bf16.mlir --flywheel-tpu=target=v6e -o %t.attention.mlir
+// RUN: flywheel-opt %S/../fixtures/attention_heads_sharded_bf16.mlir --flywheel-tpu=target=v6e -o %t.attention.mlir
 // RUN: FileCheck %s --check-prefix=ATTENTION < %t.attention.mlir
 // ATTENTION: "sdy.manual_computation"
 // ATTENTION: "stablehlo.custom_call"{{.*}}call_target_name = "tpu_custom_call"{{.*}} -> tensor<2x1x128x64xbf16>
@@ -170,26 +170,26 @@ module attributes {mhlo.num_partitions = 2 : i32} {
 // FLOPS: compiled {{.*}} for v6e:2x2 as 4 SPMD partitions
 // One chip's share: 2 x 1 head x 128 x 128 x 64 x 2 (QK and PV) x 2 flops.
 // FLOPS: flops 8388608
-// RUN: flywheel check %S/fixtures/attention_heads_sharded_bf16.mlir %t.attention.mlir | FileCheck %s --check-prefix=CHECKED
+// RUN: flywheel check %S/../fixtures/attention_heads_sharded_bf16.mlir %t.attention.mlir | FileCheck %s --check-prefix=CHECKED
 // CHECKED: check: passed
 
 // Gated DeltaNet on a 2x2 mesh, batch over "batch" and heads over "heads" as the program
 // shards them; compiled for both 2x2 topologies and checked on four CPU devices.
-// RUN: flywheel-opt %S/fixtures/gdn_sharded_bf16.mlir --flywheel-tpu='target=v6e remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// RUN: flywheel-opt %S/../fixtures/gdn_sharded_bf16.mlir --flywheel-tpu='target=v6e remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // GDN-REMARK: remark: partitioned over mesh @mesh axes "batch", "heads": heads split 2 ways, batch 2 ways
 // GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 1 value head(s) and 2 chunk(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: in_shardings = #sdy.sharding_per_value<[<@mesh, [{"batch"}, {}, {"heads"}, {}]>,
 // RUN: flywheel compile --target v6e --topology v6e:2x2 %t.gdn.mlir 2>/dev/null | FileCheck %s --check-prefix=SPMD
 // SPMD: as 4 SPMD partitions
-// RUN: flywheel-opt %S/fixtures/gdn_sharded_bf16.mlir --flywheel-tpu=target=tpu7x -o %t.gdn7.mlir
+// RUN: flywheel-opt %S/../fixtures/gdn_sharded_bf16.mlir --flywheel-tpu=target=tpu7x -o %t.gdn7.mlir
 // RUN: flywheel compile --target tpu7x --topology tpu7x:2x2x1 %t.gdn7.mlir 2>/dev/null | FileCheck %s --check-prefix=SPMD
-// RUN: flywheel check %S/fixtures/gdn_sharded_bf16.mlir %t.gdn.mlir | FileCheck %s --check-prefix=GDN-CHECKED
+// RUN: flywheel check %S/../fixtures/gdn_sharded_bf16.mlir %t.gdn.mlir | FileCheck %s --check-prefix=GDN-CHECKED
 // GDN-CHECKED: check: passed (2 outputs within tolerance)
 // The check can fail: the same program with q's region sharding swapped (batch and heads
 // exchanged, same local shape) gives chips the wrong q.
 // RUN: sed '/in_shardings = #sdy.sharding_per_value/ s/<@mesh, \[{"batch"}, {}, {"heads"}, {}\]>/<@mesh, [{"heads"}, {}, {"batch"}, {}]>/' %t.gdn.mlir > %t.swapped.mlir
-// RUN: not flywheel check %S/fixtures/gdn_sharded_bf16.mlir %t.swapped.mlir | FileCheck %s --check-prefix=SWAPPED
+// RUN: not flywheel check %S/../fixtures/gdn_sharded_bf16.mlir %t.swapped.mlir | FileCheck %s --check-prefix=SWAPPED
 // SWAPPED: FAIL
 
 // flywheel-tile does not make a kernel in a partitioned program outside a manual region.

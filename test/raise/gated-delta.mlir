@@ -6,7 +6,7 @@
 // plugin by the suite's pjrt::raise_roundtrip tests.
 
 // f32: q arrives scaled by dk^-1/2 (a constant multiply), which becomes `scale`.
-// RUN: flywheel-opt %S/fixtures/gdn_recurrent_f32.mlir --flywheel-raise-gated-delta | FileCheck %s --check-prefix=F32
+// RUN: flywheel-opt %S/../fixtures/gdn_recurrent_f32.mlir --flywheel-raise-gated-delta | FileCheck %s --check-prefix=F32
 // F32: %[[R:.*]]:2 = "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 64 : i64, layout = "BTNH", scale = 0.176776692 : f32} : (tensor<2x128x2x32xf32>, tensor<2x128x2x32xf32>, tensor<2x128x2x32xf32>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xf32>, tensor<2x2x32x32xf32>)
 // F32-NEXT: "func.return"(%[[R]]#0, %[[R]]#1)
 // F32-NOT: stablehlo.while
@@ -14,13 +14,13 @@
 
 // bf16: the scan runs on f32 copies (widening converts are part of the op's f32
 // semantics) and the output is rounded back to bf16: the op takes bf16 q, k, v and returns bf16.
-// RUN: flywheel-opt %S/fixtures/gdn_recurrent_bf16.mlir --flywheel-raise-gated-delta=chunk-size=16 | FileCheck %s --check-prefix=BF16
+// RUN: flywheel-opt %S/../fixtures/gdn_recurrent_bf16.mlir --flywheel-raise-gated-delta=chunk-size=16 | FileCheck %s --check-prefix=BF16
 // BF16: "flywheel.gated_delta"({{.*}}) {chunk_size = 16 : i64, layout = "BTNH", scale = 1.000000e+00 : f32} : (tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xbf16>, tensor<2x2x32x32xf32>)
 // BF16-NOT: stablehlo.while
 
 // The chunked form keeps its chunk length (16 here) whatever the option says; its
 // precompute (solve, masks, decay matrix, cumsum) goes with the loop.
-// RUN: flywheel-opt %S/fixtures/gdn_chunked_f32.mlir --flywheel-raise-gated-delta=chunk-size=64 | FileCheck %s --check-prefix=CHUNKED
+// RUN: flywheel-opt %S/../fixtures/gdn_chunked_f32.mlir --flywheel-raise-gated-delta=chunk-size=64 | FileCheck %s --check-prefix=CHUNKED
 // CHUNKED: "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 16 : i64, layout = "BTNH", scale = 0.176776692 : f32}
 // CHUNKED-NOT: stablehlo.triangular_solve
 // CHUNKED-NOT: stablehlo.reduce_window
@@ -29,33 +29,33 @@
 
 // Near misses (JAX programs with another step; test/fixtures/generate.py writes them): each
 // keeps its loop, with a remark naming what differs.
-// RUN: flywheel-opt %S/Inputs/gdn_near_miss_no_delta.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=NO-DELTA
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_no_delta.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=NO-DELTA
 // NO-DELTA: remark: gated delta recurrence not raised: the update does not subtract the state's prediction (no delta rule)
 // NO-DELTA-NOT: flywheel.gated_delta
 // NO-DELTA: "stablehlo.while"
-// RUN: flywheel-opt %S/Inputs/gdn_near_miss_readout_first.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=READOUT-FIRST
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_readout_first.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=READOUT-FIRST
 // READOUT-FIRST: remark: gated delta recurrence not raised: the output row is not read from the updated state
 // READOUT-FIRST-NOT: flywheel.gated_delta
 // READOUT-FIRST: "stablehlo.while"
-// RUN: flywheel-opt %S/Inputs/gdn_near_miss_transposed_update.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_transposed_update.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=TRANSPOSED
 // TRANSPOSED: remark: gated delta recurrence not raised: the state update is u kᵀ, transposed from the k uᵀ its reads assume
 // TRANSPOSED-NOT: flywheel.gated_delta
 // TRANSPOSED: "stablehlo.while"
-// RUN: flywheel-opt %S/Inputs/gdn_near_miss_ungated.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNGATED
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_ungated.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNGATED
 // UNGATED: remark: gated delta recurrence not raised: the state is not decayed by exp(g) before the update
 // UNGATED-NOT: flywheel.gated_delta
 // UNGATED: "stablehlo.while"
 
-// RUN: flywheel-opt %S/Inputs/gdn_near_miss_chunked_diagonal.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=CHUNKED-DIAGONAL
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_chunked_diagonal.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=CHUNKED-DIAGONAL
 // CHUNKED-DIAGONAL: remark: gated delta recurrence not raised: chunked form: A is not masked to its strictly lower triangle
 // CHUNKED-DIAGONAL-NOT: flywheel.gated_delta
 // CHUNKED-DIAGONAL: "stablehlo.triangular_solve"
 
 // Attention is not a recurrence: nothing to say, nothing changed.
-// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
+// RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark
 // ATTENTION: "stablehlo.dot_general"
 
 // Diagnostics: a chunk size that is not a power of two.
-// RUN: not flywheel-opt %S/fixtures/gdn_recurrent_f32.mlir --flywheel-raise-gated-delta=chunk-size=48 2>&1 | FileCheck %s --check-prefix=CHUNK
+// RUN: not flywheel-opt %S/../fixtures/gdn_recurrent_f32.mlir --flywheel-raise-gated-delta=chunk-size=48 2>&1 | FileCheck %s --check-prefix=CHUNK
 // CHUNK: error: flywheel-raise-gated-delta: chunk-size must be a power of two, got 48

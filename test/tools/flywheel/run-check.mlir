@@ -65,12 +65,12 @@
 // Programs with FlyWheel's Mosaic kernels run too: XLA:CPU runs the program, the plugin
 // calls the Mosaic interpreter for each kernel (a typed FFI handler). A kernel that
 // ignores causality is caught against the causal reference.
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile --flywheel-lower-to-mosaic -o %t.kernel.mlir
+// RUN: flywheel-opt %S/../../Inputs/attention-bnth-causal-bf16.mlir --flywheel-lower-to-stablehlo -o %t.reference.mlir
+// RUN: flywheel-opt %S/../../Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile --flywheel-lower-to-mosaic -o %t.kernel.mlir
 // RUN: flywheel check %t.reference.mlir %t.kernel.mlir --seed 3 | FileCheck %s --check-prefix=KERNEL
 // KERNEL: 0 tensor<1x2x256x128xbf16> {{.*}} ok
 // KERNEL: check: passed (1 outputs within tolerance)
-// RUN: sed 's/causal = true/causal = false/' %S/../Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile --flywheel-lower-to-mosaic -o %t.acausal.mlir
+// RUN: sed 's/causal = true/causal = false/' %S/../../Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile --flywheel-lower-to-mosaic -o %t.acausal.mlir
 // RUN: not flywheel check %t.reference.mlir %t.acausal.mlir --seed 3 | FileCheck %s --check-prefix=ACAUSAL
 // ACAUSAL: 0 tensor<1x2x256x128xbf16> {{.*}} FAIL
 // RUN: flywheel run %t.kernel.mlir | FileCheck %s --check-prefix=RAN-KERNEL

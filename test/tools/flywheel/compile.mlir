@@ -1,7 +1,7 @@
 // The PJRT front-end compiles real JAX attention for TPUs without one (libtpu,
 // deviceless) and reads libtpu's cost analysis and static cycle estimates.
 
-// RUN: flywheel compile --target v6e %S/../fixtures/attention_mha_bf16.mlir -o %t.v6e 2>/dev/null | FileCheck %s --check-prefix=COMPILE
+// RUN: flywheel compile --target v6e %S/../../fixtures/attention_mha_bf16.mlir -o %t.v6e 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: test -s %t.v6e
 // COMPILE: compiled {{.*}}attention_mha_bf16.mlir for v6e:1x1
 // COMPILE: bytes accessed {{ *[1-9][0-9]*}}
@@ -13,26 +13,26 @@
 // COMPILE: memory: peak {{ *[1-9][0-9]*}}
 // COMPILE: executable bytes {{ *[1-9][0-9]*}}
 
-// RUN: flywheel profile --target tpu7x %S/../fixtures/attention_mha_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
+// RUN: flywheel profile --target tpu7x %S/../../fixtures/attention_mha_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
 // PROFILE: static cycles, {{.*}} on tpu7x:1x1x1
 // PROFILE: fusion{{.*}} {{ *[1-9][0-9]*}}
 // PROFILE: total {{ *[1-9][0-9]*}}
-// RUN: flywheel profile --target v6e --json %S/../fixtures/attention_causal_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=JSON
+// RUN: flywheel profile --target v6e --json %S/../../fixtures/attention_causal_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=JSON
 // JSON: {"input":"{{.*}}attention_causal_bf16.mlir","topology":"v6e:1x1","total_cycles":{{[1-9][0-9]*}},"ops":[{"hlo_op":
 
 // Multi-chip topologies. An unsharded program runs whole on one chip; a heads-sharded
 // one (mhlo.num_partitions = 4, Shardy shardings) is SPMD-partitioned, so each chip
 // holds a quarter of the arguments.
-// RUN: flywheel compile --target v6e --topology v6e:2x2 %S/../fixtures/attention_gqa_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=MULTI
+// RUN: flywheel compile --target v6e --topology v6e:2x2 %S/../../fixtures/attention_gqa_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=MULTI
 // MULTI: for v6e:2x2{{$}}
-// RUN: flywheel compile --target v6e --topology v6e:2x2 %S/../fixtures/attention_heads_sharded_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=SHARDED
-// RUN: flywheel compile --target tpu7x --topology tpu7x:2x2x1 %S/../fixtures/attention_heads_sharded_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=SHARDED
+// RUN: flywheel compile --target v6e --topology v6e:2x2 %S/../../fixtures/attention_heads_sharded_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=SHARDED
+// RUN: flywheel compile --target tpu7x --topology tpu7x:2x2x1 %S/../../fixtures/attention_heads_sharded_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=SHARDED
 // SHARDED: for {{v6e:2x2|tpu7x:2x2x1}} as 4 SPMD partitions
 // SHARDED: memory: arguments {{ *}}98304
 // SHARDED: memory: outputs {{ *}}32768
-// RUN: not flywheel compile --target v6e %S/../fixtures/attention_heads_sharded_bf16.mlir 2>&1 | FileCheck %s --check-prefix=TOO-FEW-CHIPS
+// RUN: not flywheel compile --target v6e %S/../../fixtures/attention_heads_sharded_bf16.mlir 2>&1 | FileCheck %s --check-prefix=TOO-FEW-CHIPS
 // TOO-FEW-CHIPS: flywheel: error: the module is partitioned over 4 devices but topology 'v6e:1x1' has 1
-// RUN: flywheel compile --target v5e %S/../fixtures/gdn_chunked_f32.mlir 2>/dev/null | FileCheck %s --check-prefix=V5E
+// RUN: flywheel compile --target v5e %S/../../fixtures/gdn_chunked_f32.mlir 2>/dev/null | FileCheck %s --check-prefix=V5E
 // V5E: for v5e:1x1
 
 // Errors: one clear line each, non-zero exit, no output file.

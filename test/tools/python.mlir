@@ -4,7 +4,7 @@
 // static cycles), and matches the original on the CPU plugin. The tools' diagnostics
 // surface as FlyWheelError with their text.
 
-// RUN: %python %S/Inputs/optimize_attention.py v6e --profile 2>/dev/null | FileCheck %s
+// RUN: %python %S/../Inputs/optimize_attention.py v6e --profile 2>/dev/null | FileCheck %s
 // CHECK: kernels 1
 // CHECK-NEXT: original kernels 0
 // CHECK-NEXT: profiled ['after', 'before'] True
@@ -14,13 +14,13 @@
 // CHECK-NEXT: error: flywheel-opt not found (looked at $FLYWHEEL_OPT, the PATH and /nonexistent/flywheel-opt): build it with `cargo build --release`
 
 // Other targets optimize the same way (tpu7x's kernel checked on the CPU too).
-// RUN: %python %S/Inputs/optimize_attention.py tpu7x 2>/dev/null | FileCheck %s --check-prefix=TPU7X
+// RUN: %python %S/../Inputs/optimize_attention.py tpu7x 2>/dev/null | FileCheck %s --check-prefix=TPU7X
 // TPU7X: kernels 1
 // TPU7X: check: passed
 
 // A jax.export round trip: the Exported's module optimized, everything else kept; it
 // serializes and deserializes, and its module compiles for v6e without a TPU.
-// RUN: %python %S/Inputs/optimize_exported.py %t.restored.mlir 2>/dev/null | FileCheck %s --check-prefix=EXPORT
+// RUN: %python %S/../Inputs/optimize_exported.py %t.restored.mlir 2>/dev/null | FileCheck %s --check-prefix=EXPORT
 // EXPORT: kernels 1 before 0
 // EXPORT-NEXT: calling convention kept True
 // RUN: flywheel compile --target v6e %t.restored.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
@@ -29,8 +29,8 @@
 // Sharded over four chips (heads of a jax.ShapeDtypeStruct with a NamedSharding): the
 // kernel sits in one manual region, both programs profile per chip on the 2x2
 // topologies, and the check runs them on four CPU devices.
-// RUN: %python %S/Inputs/optimize_sharded.py v6e v6e:2x2 2>/dev/null | FileCheck %s --check-prefix=SHARDED
-// RUN: %python %S/Inputs/optimize_sharded.py tpu7x tpu7x:2x2x1 2>/dev/null | FileCheck %s --check-prefix=SHARDED
+// RUN: %python %S/../Inputs/optimize_sharded.py v6e v6e:2x2 2>/dev/null | FileCheck %s --check-prefix=SHARDED
+// RUN: %python %S/../Inputs/optimize_sharded.py tpu7x tpu7x:2x2x1 2>/dev/null | FileCheck %s --check-prefix=SHARDED
 // SHARDED: kernels 1 manual regions 1
 // SHARDED-NEXT: profiled per chip True
 // SHARDED-NEXT: check: passed (1 outputs within tolerance)

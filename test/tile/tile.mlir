@@ -4,7 +4,7 @@
 // semantics; the per-grid-step program with scale, max, exp, sum, rescale,
 // normalization and masks as separate ops). flywheel-lower-to-mosaic serializes it.
 
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=remarks=true -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=remarks=true -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, {{.*}})
 // RUN: FileCheck %s --check-prefix=TILE < %t.tiled.mlir
 // TILE: "flywheel.attention_kernel"({{.*}}) {bytes_accessed = 524288 : i64, flops = 67108864 : i64, kernel = @flywheel_kernel_0, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, transcendentals = 131584 : i64} : (tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16>
@@ -52,7 +52,7 @@
 // block's first half: sub-block 0 reached, 1 not), or both; the unmasked body takes both.
 // A masked body masks only the sub-blocks an edge crosses in some block it runs for.
 // The tests compare sums of the grid indices' products, as the block tests do.
-// RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.causal-long.mlir
+// RUN: sed 's/x256x/x1024x/g' %S/../Inputs/attention-bnth-causal-bf16.mlir > %t.causal-long.mlir
 // RUN: flywheel-opt %t.causal-long.mlir --flywheel-tile='causal-block-q=256 causal-block-kv=512 key-splits=2' -o %t.skip.mlir
 // RUN: FileCheck %s --check-prefix=SKIP < %t.skip.mlir
 // SKIP: %[[FIRST_KEY:.*]] = "arith.muli"(%arg{{[0-9]+}}, %{{[0-9]+}})
@@ -95,7 +95,7 @@
 // SKIP-CHECKED: check: passed
 // Padded keys too: 300 keys in key blocks of 256, the last holding 44 real keys, whose
 // second sub-block is padding only (no band here).
-// RUN: sed -e 's/x256x/x300x/g' -e 's/causal = true/causal = false/' %S/Inputs/attention-bnth-causal-bf16.mlir > %t.padded-keys.mlir
+// RUN: sed -e 's/x256x/x300x/g' -e 's/causal = true/causal = false/' %S/../Inputs/attention-bnth-causal-bf16.mlir > %t.padded-keys.mlir
 // RUN: flywheel-opt %t.padded-keys.mlir --flywheel-tile='block-q=304 block-kv=256 key-splits=2' -o %t.padded-keys.tiled.mlir
 // RUN: FileCheck %s --check-prefix=SKIP-PADDED < %t.padded-keys.tiled.mlir
 // SKIP-PADDED: %[[LAST_REAL:.*]] = "arith.constant"() <{value = 299 : i32}>
@@ -114,32 +114,32 @@
 // NO-SKIP: "arith.xori"
 
 // Two attention ops get two kernel modules.
-// RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir | sed 's/@main/@second/' > %t.second.mlir
-// RUN: cat %S/Inputs/attention-bnth-causal-bf16.mlir %t.second.mlir | flywheel-opt --flywheel-tile | FileCheck %s --check-prefix=TWO
+// RUN: cat %S/../Inputs/attention-bnth-causal-bf16.mlir | sed 's/@main/@second/' > %t.second.mlir
+// RUN: cat %S/../Inputs/attention-bnth-causal-bf16.mlir %t.second.mlir | flywheel-opt --flywheel-tile | FileCheck %s --check-prefix=TWO
 // TWO: kernel = @flywheel_kernel_0
 // TWO: kernel = @flywheel_kernel_1
 // TWO: sym_name = "flywheel_kernel_0"
 // TWO: sym_name = "flywheel_kernel_1"
 
 // What the baseline kernel does not serve stays for the reference lowering.
-// RUN: flywheel-opt %S/Inputs/segments.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=KEPT
+// RUN: flywheel-opt %S/../Inputs/segments.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=KEPT
 // KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
 // KEPT: "flywheel.attention"
 // KEPT-NOT: tpu_custom_call
 // Mosaic takes a window's lanes as whole 128-lane tiles or the whole array's. The
 // transposed orientation runs key blocks along Kᵀ's and Vᵀ's lanes: blocks of 64 of 256
 // keys keep the op (a near miss: 128 are tiled).
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=64 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=64 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES
 // LANES: remark: kept for the reference lowering: key blocks of 64 along the lanes (the transposed orientation, a mask or a bias) take whole 128-lane tiles or all 256 keys
 // LANES: "flywheel.attention"
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=128 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES-128
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{causal-block-q=128 causal-block-kv=128 remarks=true})' 2>&1 | FileCheck %s --check-prefix=LANES-128
 // LANES-128: remark: tiled into a Mosaic kernel (grid 1x2x2x2, query group 1, blocks 128x128, transposed orientation
 // On tpu7x (half v6e's VMEM) a transposed kernel whose keys take several steps takes
 // 1024 keys per step and twice the queries; a standard kernel, v6e, or keys in one step
 // keep the blocks asked for. A transposed kernel on v6e whose score tile is past 2M
 // elements asks libtpu for more scoped VMEM than its default (vmem_limit, MiB, which
 // flywheel-lower-to-mosaic writes into the call); the others do not.
-// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir > %t.4096.mlir
+// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/../Inputs/attention-bnth-bf16.mlir > %t.4096.mlir
 // RUN: flywheel-opt %t.4096.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' 2>&1 | FileCheck %s --check-prefix=TPU7X-TRANSPOSED
 // TPU7X-TRANSPOSED: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, transposed orientation
 // TPU7X-TRANSPOSED-NOT: vmem_limit
@@ -152,7 +152,7 @@
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 | FileCheck %s --check-prefix=TPU7X-STANDARD
 // TPU7X-STANDARD: remark: tiled into a Mosaic kernel (grid 1x2x4x2, query group 1, blocks 1024x2048, standard orientation
 // TPU7X-STANDARD-NOT: vmem_limit
-// RUN: sed 's/x256x128xbf16/x2048x128xbf16/g' %S/Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' 2>&1 | FileCheck %s --check-prefix=TPU7X-ONE-STEP
+// RUN: sed 's/x256x128xbf16/x2048x128xbf16/g' %S/../Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{target=tpu7x remarks=true})' 2>&1 | FileCheck %s --check-prefix=TPU7X-ONE-STEP
 // TPU7X-ONE-STEP: remark: tiled into a Mosaic kernel (grid 1x2x2x1, query group 1, blocks 1024x2048, transposed orientation
 // TPU7X-ONE-STEP-NOT: vmem_limit
 // v6e's VMEM takes a score tile of 4M elements without a mask or bias operand, 2M with
@@ -167,22 +167,22 @@
 // V6E-TRANSPOSED-D256-NOT: vmem_limit
 // RUN: flywheel-opt %t.4096.mlir --flywheel-tile='block-q=2048 block-kv=2048 target=v5e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V5E-BUDGET
 // V5E-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, standard orientation
-// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=v6e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V6E-CAUSAL-BUDGET
+// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/../Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=v6e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=V6E-CAUSAL-BUDGET
 // V6E-CAUSAL-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x4, query group 1, blocks 2048x1024, standard orientation
-// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=tpu7x remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-CAUSAL-BUDGET
+// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/../Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-tile='causal-block-q=2048 causal-block-kv=2048 target=tpu7x remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU7X-CAUSAL-BUDGET
 // TPU7X-CAUSAL-BUDGET: remark: tiled into a Mosaic kernel (grid 1x2x2x8, query group 1, blocks 2048x512, standard orientation
 
 // A band that leaves a query with no key is kept (the kernel does not do uniform rows).
 // RUN: flywheel-opt %s --split-input-file --flywheel-tile=remarks=true --verify-diagnostics
-// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=50 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=50 remarks=true})' 2>&1 | FileCheck %s --check-prefix=TILES
 // TILES: remark: kept for the reference lowering: blocks 50/128 for sequence lengths 128/128: a block is a whole sequence or a multiple of 8
 // Lengths the blocks do not divide are padded with zeros to whole blocks.
-// RUN: flywheel-opt %S/fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96})' | FileCheck %s --check-prefix=PADDED
+// RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96})' | FileCheck %s --check-prefix=PADDED
 // PADDED: "stablehlo.pad"({{.*}}) <{edge_padding_high = array<i64: 0, 16, 0, 0>{{.*}} -> tensor<2x144x4x64xf32>
 // PADDED: "flywheel.attention_kernel"{{.*}} : (tensor<2x4x144x64xf32>, tensor<2x4x192x64xf32>, tensor<2x4x192x64xf32>) -> tensor<2x4x144x64xf32>
 // PADDED: "stablehlo.slice"
 // Bad options are errors.
-// RUN: not flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=block-q=many 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile=block-q=many 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: flywheel-opt: pass 'flywheel-tile': invalid value 'many' for option 'block-q' (integer)
 
 // Queries past the 64 keys have no allowed key under window [0, 0].
@@ -197,7 +197,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // head (h / 2), the gates as [1, 64] rows per chunk: γ = cumsum(g) within the chunk,
 // taken outside the kernel as one product with a triangle of ones at full precision,
 // beside γ_C (its last entry repeated), and β.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 remarks=true' -o %t.gdn.mlir 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // GDN-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x2, chunks of 64, 1 value head(s) and 1 chunk(s) per step)
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %[[G:.*]] = "stablehlo.reshape"(%{{.*}}) : (tensor<2x2x64xf32>) -> tensor<1x2x2x1x64xf32>
@@ -229,25 +229,25 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN: "func.return"(%[[B]], %[[C]], %[[H]]) : (i32, i32, i32) -> ()
 // With gdn-token-major=all, q, k and v come token-major too: a reshape each, not a transpose;
 // each key head's [64, 128] tile is loaded from its lanes.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 gdn-token-major=all' | FileCheck %s --check-prefix=GDN-ALL
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 gdn-token-major=all' | FileCheck %s --check-prefix=GDN-ALL
 // GDN-ALL-NOT: "stablehlo.transpose"{{.*}}bf16>
 // GDN-ALL: "flywheel.gated_delta_kernel"({{.*}} : (tensor<1x128x128xbf16>, tensor<1x128x128xbf16>, tensor<1x128x256xbf16>, tensor<1x2x2x2x64xf32>, tensor<1x2x2x1x64xf32>) -> (tensor<1x128x256xbf16>, tensor<1x2x128x128xf32>)
 // GDN-ALL: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x64x128xbf16>, index, index, index) -> vector<1x64x128xbf16>
 // GDN-ALL: window_params = [{transform_indices = @key_tokens, window_bounds = array<i64: 1, 64, 128>}, {transform_indices = @key_tokens, window_bounds = array<i64: 1, 64, 128>}, {transform_indices = @value_tokens, window_bounds = array<i64: 1, 64, 128>}
 // GDN-ALL: sym_name = "key_tokens"
 // With gdn-token-major=none, the output is head-major and transposed back outside.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 gdn-token-major=none' | FileCheck %s --check-prefix=GDN-NONE
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1 gdn-token-major=none' | FileCheck %s --check-prefix=GDN-NONE
 // GDN-NONE: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}} -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // GDN-NONE-NEXT: %[[SPLIT:.*]] = "stablehlo.reshape"(%[[KERNEL]]#0)
 // GDN-NONE-NEXT: "stablehlo.transpose"(%[[SPLIT]]) <{permutation = array<i64: 1, 2, 0, 3>}> : (tensor<2x2x64x128xbf16>) -> tensor<2x64x2x128xbf16>
 // GDN-NONE-NOT: _tokens
 // A window's lanes must be whole 128-lane tiles or the array's: one value head of 64
 // lanes a step stays head-major, inputs and output, whatever gdn-token-major asks.
-// RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile='gdn-heads=1 gdn-token-major=all' | FileCheck %s --check-prefix=GDN-NARROW
+// RUN: sed 's/x128xbf16/x64xbf16/g; s/x128x128xf32/x64x64xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile='gdn-heads=1 gdn-token-major=all' | FileCheck %s --check-prefix=GDN-NARROW
 // GDN-NARROW: "flywheel.gated_delta_kernel"({{.*}} : (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x2x128x64xbf16>, {{.*}} -> (tensor<1x2x128x64xbf16>, tensor<1x2x64x64xf32>)
 // GDN-NARROW-NOT: _tokens
 // Laid out BNTH, the output stays head-major: [B, Nv, T, Dv] is already the result's layout.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bnth-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-BNTH
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bnth-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-chunks-per-step=1' | FileCheck %s --check-prefix=GDN-BNTH
 // GDN-BNTH: %[[KERNEL:.*]]:2 = "flywheel.gated_delta_kernel"({{.*}} -> (tensor<1x2x128x128xbf16>, tensor<1x2x128x128xf32>)
 // GDN-BNTH-NEXT: "func.return"(%[[KERNEL]]#0, %[[KERNEL]]#1)
 // GDN-BNTH-NOT: _tokens
@@ -258,22 +258,22 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: FileCheck %s --check-prefix=GDN-EXP < %t.gdn.mlir
 // GDN-EXP-NOT: "math.exp2"
 // GDN-EXP: "math.exp"
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-exp2=true' | FileCheck %s --check-prefix=GDN-EXP2
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-heads=1 gdn-exp2=true' | FileCheck %s --check-prefix=GDN-EXP2
 // GDN-EXP2: %[[LOG2E:.*]] = "arith.constant"() <{value = dense<1.44269502> : vector<1x64xf32>}>
 // GDN-EXP2-COUNT-2: "arith.mulf"(%{{.*}}, %[[LOG2E]])
 // GDN-EXP2-NOT: "math.exp"(
 // GDN-EXP2: "math.exp2"
 // GDN-EXP2-NOT: "math.exp"(
-// RUN: flywheel-opt %S/Inputs/gdn-whole.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-KEPT
+// RUN: flywheel-opt %S/../Inputs/gdn-whole.mlir --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-KEPT
 // GDN-KEPT: remark: kept for the reference lowering: chunks of 4 tokens (16, 32, 64 or 128)
 // GDN-KEPT: "flywheel.gated_delta"
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='chunk=48 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-CHUNK
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile='chunk=48 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-CHUNK
 // GDN-CHUNK: remark: kept for the reference lowering: chunks of 48 tokens (16, 32, 64 or 128)
-// RUN: sed 's/x128xbf16/x96xbf16/g; s/x128x128xf32/x96x96xf32/g' %S/Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-DIMS
+// RUN: sed 's/x128xbf16/x96xbf16/g; s/x128x128xf32/x96x96xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=GDN-DIMS
 // GDN-DIMS: remark: kept for the reference lowering: head dims 96/96 (32, 64, 128 or 256)
 // By default a step stacks as many value heads as fill its rows: here both heads (their
 // group), reading one key head.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{remarks=true})' 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{remarks=true})' 2>&1 | FileCheck %s --check-prefix=GDN-STACKED
 // GDN-STACKED: remark: tiled into a Mosaic kernel (grid 1x1x1, chunks of 64, 2 value head(s) and 2 chunk(s) per step)
 // GDN-STACKED: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // Shared operands (as flywheel-layout records by default): one product T [bV | b e^g K],
@@ -284,7 +284,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-STACKED: "flywheel.matmul"(%[[WQ]], {{.*}} -> vector<128x128xf32>
 // The rows that fill a step depend on the target: 1024 on v6e (the default target), 512
 // on tpu7x, 256 on v5e; gdn-heads overrides them. Here 8 key heads and 16 value heads.
-// RUN: sed 's/128x1x128xbf16/128x8x128xbf16/g; s/128x2x128xbf16/128x16x128xbf16/g; s/128x2xf32/128x16xf32/g; s/1x2x128x128xf32/1x16x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.16-heads.mlir
+// RUN: sed 's/128x1x128xbf16/128x8x128xbf16/g; s/128x2x128xbf16/128x16x128xbf16/g; s/128x2xf32/128x16xf32/g; s/1x2x128x128xf32/1x16x128x128xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.16-heads.mlir
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-1024
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-512
 // RUN: flywheel-opt %t.16-heads.mlir --flywheel-tile='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ROWS-256
@@ -313,13 +313,13 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-WHOLE-NOT: "scf.for"
 // A near miss: three heads per step (192 rows) cannot be cut at 128 lanes, so they stay
 // one 192 x 192 block.
-// RUN: sed 's/x2x128xbf16/x3x128xbf16/g; s/x2xf32/x3xf32/g; s/1x2x128x128xf32/1x3x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.3-heads.mlir
+// RUN: sed 's/x2x128xbf16/x3x128xbf16/g; s/x2xf32/x3xf32/g; s/1x2x128x128xf32/1x3x128x128xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.3-heads.mlir
 // RUN: flywheel-opt %t.3-heads.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=3})' | FileCheck %s --check-prefix=GDN-THREE
 // GDN-THREE-NOT: vector<128x128xbf16>
 // GDN-THREE: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<192x128xbf16>, vector<192x128xbf16>, vector<192x192xf32>)
 // Four chunks per step at most by default, two on tpu7x (whose 64 MiB of VMEM four
 // overflowed at 32 value heads); 256 tokens are four chunks.
-// RUN: sed 's/<1x128x/<1x256x/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.256-tokens.mlir
+// RUN: sed 's/<1x128x/<1x256x/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.256-tokens.mlir
 // RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-4
 // RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile='target=v5e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-4
 // RUN: flywheel-opt %t.256-tokens.mlir --flywheel-tile='target=tpu7x remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-CHUNKS-2
@@ -330,7 +330,7 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // window of 128 tokens, each chunk's program in turn on its 64-token block (its own
 // forward substitution), the state read from scratch once before the first and
 // written once after the last, handed from chunk to chunk in registers.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-heads=1 | FileCheck %s --check-prefix=GDN-STEP
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile=gdn-heads=1 | FileCheck %s --check-prefix=GDN-STEP
 // GDN-STEP: %[[SCRATCH:.*]] = "vector.load"(%arg{{[0-9]+}}, %{{.*}}) : (memref<1x128x128xf32>, index, index, index) -> vector<1x128x128xf32>
 // GDN-STEP-NOT: memref<1x128x128xf32>, index, index, index) -> vector<1x128x128xf32>
 // GDN-STEP: "vector.load"(%arg{{[0-9]+}}, {{.*}}) : (memref<1x1x128x128xbf16>, index, index, index, index) -> vector<1x1x64x128xbf16>
@@ -341,15 +341,15 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-STEP: "tpu.vector_store"({{.*}}memref<1x128x128xf32>
 // GDN-STEP-NOT: "scf.for"
 // GDN-STEP: window_bounds = array<i64: 1, 1, 128, 128>
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-chunks-per-step=3 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-STEP-BAD
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile='gdn-chunks-per-step=3 remarks=true' 2>&1 | FileCheck %s --check-prefix=GDN-STEP-BAD
 // GDN-STEP-BAD: remark: kept for the reference lowering: 3 chunks per grid step (1, 2 or 4)
 // Without a recorded layout the products stay apart.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --flywheel-tile | FileCheck %s --check-prefix=GDN-APART
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile | FileCheck %s --check-prefix=GDN-APART
 // GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
 // GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)
 // With gdn-single-pass the products after the inverse (U and W, the state products,
 // P V', Kᵀ V') are one bf16 pass each; the inverse keeps bf16x3.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-SINGLE
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-SINGLE
 // GDN-SINGLE: "scf.for"
 // GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false}
 // GDN-SINGLE: "scf.yield"

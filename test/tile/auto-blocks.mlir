@@ -4,7 +4,7 @@
 
 // 1024 tokens: the candidates cap to two distinct plans, 512x1024 and 1024x1024.
 // RUN: rm -rf %t.cache
-// RUN: sed 's/x256x/x1024x/g' %S/Inputs/attention-bnth-bf16.mlir > %t.input.mlir
+// RUN: sed 's/x256x/x1024x/g' %S/../Inputs/attention-bnth-bf16.mlir > %t.input.mlir
 // RUN: env FLYWHEEL_CACHE_DIR=%t.cache flywheel-opt %t.input.mlir '--flywheel-tile=auto-blocks=true target=v6e remarks=true' -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=SEARCH
 // SEARCH: remark: blocks [[CHOSEN:[0-9]+x1024]] chosen by search on v6e (static cycles 512x1024: {{[0-9]+}}, 1024x1024: {{[0-9]+}})
 // SEARCH: remark: tiled into a Mosaic kernel ({{.*}}, blocks [[CHOSEN]],
@@ -17,7 +17,7 @@
 
 // Near miss: an op the kernel does not serve is not searched (no compile); it stays
 // for the reference lowering.
-// RUN: flywheel-opt %S/Inputs/segments.mlir '--flywheel-tile=auto-blocks=true remarks=true' 2>&1 | FileCheck %s --check-prefix=KEPT
+// RUN: flywheel-opt %S/../Inputs/segments.mlir '--flywheel-tile=auto-blocks=true remarks=true' 2>&1 | FileCheck %s --check-prefix=KEPT
 // KEPT-NOT: chosen by
 // KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
 

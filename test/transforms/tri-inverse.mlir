@@ -4,7 +4,7 @@
 // diagonal blocks for block - 1 steps, then merges X <- X - X (E X) on the MXU, E the
 // lower-left blocks of A inside blocks twice the size solved so far.
 
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32})' -o %t.tiled.mlir
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32})' -o %t.tiled.mlir
 // The baseline: 63 steps on A itself.
 // RUN: FileCheck %s --check-prefix=BASE < %t.tiled.mlir
 // BASE: %[[BELOW:.*]] = "arith.cmpi"(%[[ROW:.*]], %[[COLUMN:.*]]) <{predicate = 4 : i64}>
@@ -60,7 +60,7 @@
 // group's left columns times its right columns stacked back, a 128 x 128 tile, so
 // each product pushes 64 rows through the MXU against 128 x 128 weights, and the
 // groups' products are independent. The products keep the loop's precision.
-// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.stacked-input.mlir
+// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.stacked-input.mlir
 // RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=SIDE
 // SIDE: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // SIDE-NOT: "scf.for"
@@ -115,7 +115,7 @@
 
 // Heads whose side-by-side row is not whole lane groups of 128 (three heads, 192
 // lanes) take each product whole: the right operand stacked back to 192 x 192.
-// RUN: sed 's/x2x128xbf16/x3x128xbf16/g; s/x2xf32/x3xf32/g; s/1x2x128x128xf32/1x3x128x128xf32/g' %S/Inputs/gdn-kernel-bf16.mlir > %t.three-input.mlir
+// RUN: sed 's/x2x128xbf16/x3x128xbf16/g; s/x2xf32/x3xf32/g; s/1x2x128x128xf32/1x3x128x128xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.three-input.mlir
 // RUN: flywheel-opt %t.three-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=3 gdn-chunks-per-step=1},flywheel-tri-inverse)' | FileCheck %s --check-prefix=THREE
 // THREE-NOT: (vector<64x128xf32>, vector<128x128xf32>
 // THREE-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x192xf32>, vector<192x192xf32>, vector<64x192xf32>) -> vector<64x192xf32>
@@ -180,7 +180,7 @@
 // order of bf16's rounding), on diagonal blocks of 4 whatever the block option: (I -
 // N)(I + N^2) by doubling is 2 products, then 4 merges of 2: 10 one-pass products before
 // the step.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse{refine-from=1 remarks=true})' 2>&1 | FileCheck %s --check-prefix=REFINED
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse{refine-from=1 remarks=true})' 2>&1 | FileCheck %s --check-prefix=REFINED
 // REFINED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 4 by the doubling product, 4 merge(s), products in one bf16 pass and one Newton step
 // REFINED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
 // REFINED: %[[DIAG:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
@@ -241,10 +241,10 @@
 // RUN: sed -E 's/"flywheel.matmul"\((%[0-9]+), (%arg[0-9]+), /"flywheel.matmul"(\2, \1, /' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=ORDER
 // ORDER: remark: @flywheel_kernel_0: loop left alone: the step's product is not A X
 // A chunk no larger than a block is already solved by its loop.
-// RUN: flywheel-opt %S/Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{chunk=16 gdn-heads=1},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{chunk=16 gdn-heads=1},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: remark: @flywheel_kernel_0: a 16 x 16 inverse is already one diagonal block of 16
 // Attention kernels have no such loop; bad options are errors.
-// RUN: flywheel-opt %S/Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=ATTENTION
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark
 // ATTENTION: stable_mosaic.version
 // RUN: not flywheel-opt %t.tiled.mlir --flywheel-tri-inverse=block=12 2>&1 | FileCheck %s --check-prefix=OPTION
