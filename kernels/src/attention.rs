@@ -18,7 +18,11 @@
 //! [B, Nkv, T x group, D] (query t of group head g at row t x group + g), so a query
 //! block is group x block_q contiguous rows and one K/V block feeds the group (GQA, MQA).
 
-use crate::writer::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST};
+use crate::writer::{
+    f32s, index_map, memref, vector, window,
+    Element::{self, Bf16, Index, F32, I1, I32},
+    KernelFunction, KernelOperand, Writer, FAST,
+};
 
 /// What one kernel computes.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,8 +37,8 @@ pub struct KernelPlan {
     pub block_q: i64,
     pub block_kv: i64,
     /// Element type of q, k, v (`bf16` or `f32`) and of the output.
-    pub input: String,
-    pub output: String,
+    pub input: Element,
+    pub output: Element,
     pub scale: f64,
     pub causal: bool,
     /// `(left, right)`: key j allowed for query i only if i - left <= j <= i + right.
@@ -66,7 +70,7 @@ pub struct KernelPlan {
 pub struct Extra {
     pub one_batch: bool,
     pub one_head: bool,
-    pub element: String,
+    pub element: Element,
 }
 
 /// The name of the kernel function in an attention kernel module.
@@ -204,8 +208,8 @@ impl KernelPlan {
     }
 
     pub fn bytes_accessed(&self) -> i64 {
-        let size = |element: &str| if element == "bf16" { 2 } else { 4 };
-        let (i, o) = (size(&self.input), size(&self.output));
+        let size = |element: Element| if element == Bf16 { 2 } else { 4 };
+        let (i, o) = (size(self.input), size(self.output));
         let (queries, keys) = (self.padded_queries(), self.padded_keys());
         let q = self.batch * self.q_heads * queries * self.head_dim * i;
         let kv = self.batch * self.kv_heads * keys * (self.head_dim + self.value_dim) * i;
@@ -216,7 +220,7 @@ impl KernelPlan {
             .map(|extra| {
                 let (b, h) =
                     (if extra.one_batch { 1 } else { self.batch }, if extra.one_head { 1 } else { self.q_heads });
-                b * h * queries * keys * size(&extra.element)
+                b * h * queries * keys * size(extra.element)
             })
             .sum();
         q + kv + out + extras
@@ -286,7 +290,7 @@ impl Statistics {
         if width < lanes {
             return w.columns(value, shape, 0, width);
         }
-        w.concatenate(&vec![value.to_owned(); (width / lanes) as usize], shape, "f32", 1)
+        w.concatenate(&vec![value.to_owned(); (width / lanes) as usize], shape, F32, 1)
     }
 }
 
@@ -318,36 +322,40 @@ fn band_tests(w: &mut Writer, plan: &KernelPlan, kv_step: &str) -> Option<BandTe
     }
     let (bq, bk) = (plan.block_q, plan.block_kv);
     let (block_kv, block_q) = (w.i32(bk), w.i32(bq));
-    let first_key = w.binary("arith.muli", kv_step, &block_kv, "i32");
+    let first_key = w.binary("arith.muli", kv_step, &block_kv, I32.name());
     let last_key_offset = w.i32(bk - 1);
-    let last_key = w.binary("arith.addi", &first_key, &last_key_offset, "i32");
-    let first_query = w.binary("arith.muli", "%qb", &block_q, "i32");
+    let last_key = w.binary("arith.addi", &first_key, &last_key_offset, I32.name());
+    let first_query = w.binary("arith.muli", "%qb", &block_q, I32.name());
     let last_query_offset = w.i32(bq - 1);
-    let last_query = w.binary("arith.addi", &first_query, &last_query_offset, "i32");
+    let last_query = w.binary("arith.addi", &first_query, &last_query_offset, I32.name());
     let (mut needed, mut crosses) = (Vec::new(), Vec::new());
     // The last key the block's last query may see: how far its key blocks reach.
     let right_reach = right.map(|right| {
         let offset = w.i32(right);
-        let (last_allowed_first, last_allowed_last) =
-            (w.binary("arith.addi", &first_query, &offset, "i32"), w.binary("arith.addi", &last_query, &offset, "i32"));
-        needed.push(w.cmpi(3, &first_key, &last_allowed_last, "i32", "i1"));
-        crosses.push(w.cmpi(4, &last_key, &last_allowed_first, "i32", "i1"));
+        let (last_allowed_first, last_allowed_last) = (
+            w.binary("arith.addi", &first_query, &offset, I32.name()),
+            w.binary("arith.addi", &last_query, &offset, I32.name()),
+        );
+        needed.push(w.cmpi(3, &first_key, &last_allowed_last, I32.name(), I1.name()));
+        crosses.push(w.cmpi(4, &last_key, &last_allowed_first, I32.name(), I1.name()));
         last_allowed_last
     });
     if let Some(left) = left {
         let offset = w.i32(left);
-        let (first_allowed_first, first_allowed_last) =
-            (w.binary("arith.subi", &first_query, &offset, "i32"), w.binary("arith.subi", &last_query, &offset, "i32"));
-        needed.push(w.cmpi(5, &last_key, &first_allowed_first, "i32", "i1"));
-        crosses.push(w.cmpi(2, &first_key, &first_allowed_last, "i32", "i1"));
+        let (first_allowed_first, first_allowed_last) = (
+            w.binary("arith.subi", &first_query, &offset, I32.name()),
+            w.binary("arith.subi", &last_query, &offset, I32.name()),
+        );
+        needed.push(w.cmpi(5, &last_key, &first_allowed_first, I32.name(), I1.name()));
+        crosses.push(w.cmpi(2, &first_key, &first_allowed_last, I32.name(), I1.name()));
     }
     let padding_reach = last_real_key.map(|last_real_key| {
         let limit = w.i32(last_real_key);
-        crosses.push(w.cmpi(4, &last_key, &limit, "i32", "i1"));
+        crosses.push(w.cmpi(4, &last_key, &limit, I32.name(), I1.name()));
         limit
     });
-    let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1"));
-    let crosses = crosses.into_iter().reduce(|a, b| w.binary("arith.ori", &a, &b, "i1")).expect("a bound");
+    let needed = needed.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, I1.name()));
+    let crosses = crosses.into_iter().reduce(|a, b| w.binary("arith.ori", &a, &b, I1.name())).expect("a bound");
     let reaches = right_reach.into_iter().chain(padding_reach).collect();
     Some(BandTests { left, right, last_real_key, first_query, first_key, needed, crosses, reaches })
 }
@@ -402,7 +410,7 @@ fn load_extra(
     w: &mut Writer,
     reference: &str,
     extra: &Extra,
-    element: &str,
+    element: Element,
     group: i64,
     block_q: i64,
     block_kv: i64,
@@ -434,7 +442,7 @@ fn load_extra(
 /// The kernel module for `plan`, as text.
 pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
-    let (input, output) = (plan.input.as_str(), plan.output.as_str());
+    let (input, output) = (plan.input, plan.output);
     // Q and O arrive as [B, Nkv, T x group, D]: query t of head g of the group is row
     // t * group + g, so a block of block_q queries is group x block_q contiguous rows.
     let group = plan.group();
@@ -461,20 +469,20 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     let (accumulator, v_tile) = if transposed { ([dv, stacked], [dv, bk]) } else { ([stacked, width], [bk, width]) };
     let v_window = [1, 1, v_tile[0], v_tile[1]];
     let mut w = Writer::new(2);
-    let zero = w.constant("0", "index");
+    let zero = w.constant("0", Index.name());
     let kv_step = "%kv";
 
     // First key block: reset m, l, acc.
     let first = w.equals(kv_step, 0);
     w.when(&first, |w| {
         let minus_infinity = w.splat(f64::NEG_INFINITY, &rows);
-        w.store(&minus_infinity, &rows, "%m", &rows, "f32", &zero);
+        w.store(&minus_infinity, &rows, "%m", &rows, F32, &zero);
         let zeros = w.splat(0.0, &rows);
         if !on_mxu {
-            w.store(&zeros, &rows, "%l", &rows, "f32", &zero);
+            w.store(&zeros, &rows, "%l", &rows, F32, &zero);
         }
         let zeros = w.splat(0.0, &accumulator);
-        w.store(&zeros, &accumulator, "%acc", &accumulator, "f32", &zero);
+        w.store(&zeros, &accumulator, "%acc", &accumulator, F32, &zero);
     });
 
     let band = band_tests(&mut w, plan, kv_step);
@@ -506,30 +514,30 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             s = w.binary("arith.mulf", &tanh, &cap, &f32s(&scores));
         }
         if let Some(bias) = &plan.bias {
-            let loaded = load_extra(w, "%bias", bias, &bias.element, group, bq, bk, (c * sub, sub));
-            let loaded = if bias.element == "f32" {
+            let loaded = load_extra(w, "%bias", bias, bias.element, group, bq, bk, (c * sub, sub));
+            let loaded = if bias.element == F32 {
                 loaded
             } else {
-                w.op("arith.extf", &[(&loaded, &vector(&scores, &bias.element))], "", &f32s(&scores))
+                w.op("arith.extf", &[(&loaded, &vector(&scores, bias.element))], "", &f32s(&scores))
             };
             s = w.binary("arith.addf", &s, &loaded, &f32s(&scores));
         }
         if let Some(mask) = &plan.mask {
-            let ints = vector(&scores, "i32");
-            let loaded = load_extra(w, "%mask", mask, "i32", group, bq, bk, (c * sub, sub));
+            let ints = vector(&scores, I32);
+            let loaded = load_extra(w, "%mask", mask, I32, group, bq, bk, (c * sub, sub));
             let zeros = w.constant("dense<0>", &ints);
-            let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, "i1"));
+            let allowed = w.cmpi(1, &loaded, &zeros, &ints, &vector(&scores, I1));
             let masked = w.splat(MASKED, &scores);
             s = w.op(
                 "arith.select",
-                &[(&allowed, &vector(&scores, "i1")), (&s, &f32s(&scores)), (&masked, &f32s(&scores))],
+                &[(&allowed, &vector(&scores, I1)), (&s, &f32s(&scores)), (&masked, &f32s(&scores))],
                 "",
                 &f32s(&scores),
             );
         }
         if let (true, Some(bounds)) = (masked, band.as_ref()) {
-            let ints = vector(&scores, "i32");
-            let bools = vector(&scores, "i1");
+            let ints = vector(&scores, I32);
+            let bools = vector(&scores, I1);
             // Row t * group + g is query t of the block.
             let (query_axis, key_axis) = if transposed { (1, 0) } else { (0, 1) };
             let row = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {query_axis}>}}"), &ints);
@@ -539,16 +547,16 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             } else {
                 row
             };
-            let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, "i32")], "", &ints);
+            let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, I32.name())], "", &ints);
             let row = w.binary("arith.addi", &row, &row_offset, &ints);
             let column = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {key_axis}>}}"), &ints);
             let first_key = if c == 0 {
                 bounds.first_key.clone()
             } else {
                 let offset = w.i32(c * sub);
-                w.binary("arith.addi", &bounds.first_key, &offset, "i32")
+                w.binary("arith.addi", &bounds.first_key, &offset, I32.name())
             };
-            let column_offset = w.op("vector.broadcast", &[(&first_key, "i32")], "", &ints);
+            let column_offset = w.op("vector.broadcast", &[(&first_key, I32.name())], "", &ints);
             let column = w.binary("arith.addi", &column, &column_offset, &ints);
             let mut conditions = Vec::new();
             if let Some(right) = bounds.right {
@@ -601,7 +609,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         let alpha_wide = statistics.widen(w, &alpha, width);
         let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
         let p =
-            if input == "f32" { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
+            if input == F32 { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
         let origin = if transposed { [0, 0, 0, c * sub] } else { [0, 0, c * sub, 0] };
         let v = w.load_block("%v", &v_window, input, &[1, 1, sub_v[0], sub_v[1]], &origin, &sub_v);
         let zeros = w.splat(0.0, &accumulator);
@@ -620,9 +628,9 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     // the band's (and key padding's) mask.
     let step = |w: &mut Writer, masked: &[bool], count: i64| {
         let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
-        let m = w.load("%m", &rows, "f32", &rows, &zero);
-        let l = (!on_mxu).then(|| w.load("%l", &rows, "f32", &rows, &zero));
-        let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+        let m = w.load("%m", &rows, F32, &rows, &zero);
+        let l = (!on_mxu).then(|| w.load("%l", &rows, F32, &rows, &zero));
+        let acc = w.load("%acc", &accumulator, F32, &accumulator, &zero);
         // Sub-blocks in program order; flywheel-pipeline reorders them.
         let mut state = (m, l, acc);
         for c in 0..count {
@@ -631,10 +639,10 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         }
         let (m, l, acc) = state;
         if let Some(l) = l {
-            w.store(&l, &rows, "%l", &rows, "f32", &zero);
+            w.store(&l, &rows, "%l", &rows, F32, &zero);
         }
-        w.store(&acc, &accumulator, "%acc", &accumulator, "f32", &zero);
-        w.store(&m, &rows, "%m", &rows, "f32", &zero);
+        w.store(&acc, &accumulator, "%acc", &accumulator, F32, &zero);
+        w.store(&m, &rows, "%m", &rows, F32, &zero);
     };
     // Only key blocks the band's edges (or the end of the keys) cross need the mask: one
     // step body with it and one without, so no score tile flows out of a branch. Of a
@@ -657,19 +665,19 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                 // with no count bodies at all).
                 let reached = |w: &mut Writer, c: i64| {
                     let offset = w.i32(c * sub);
-                    let first = w.binary("arith.addi", &bounds.first_key, &offset, "i32");
+                    let first = w.binary("arith.addi", &bounds.first_key, &offset, I32.name());
                     let tests: Vec<String> =
-                        bounds.reaches.iter().map(|reach| w.cmpi(3, &first, reach, "i32", "i1")).collect();
-                    tests.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, "i1")).expect("a reach")
+                        bounds.reaches.iter().map(|reach| w.cmpi(3, &first, reach, I32.name(), I1.name())).collect();
+                    tests.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, I1.name())).expect("a reach")
                 };
                 for count in counts {
                     // The first `count` sub-blocks reached, the next (if any) not.
                     let first_ones = reached(w, count - 1);
-                    let mut runs = w.binary("arith.andi", &bounds.crosses, &first_ones, "i1");
+                    let mut runs = w.binary("arith.andi", &bounds.crosses, &first_ones, I1.name());
                     if count < splits {
                         let next = reached(w, count);
                         let not_next = w.not(&next);
-                        runs = w.binary("arith.andi", &runs, &not_next, "i1");
+                        runs = w.binary("arith.andi", &runs, &not_next, I1.name());
                     }
                     w.when(&runs, |w| step(w, &plan.masked_sub_blocks(Some(count)), count));
                 }
@@ -688,11 +696,11 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
     // Last key block: write acc / l.
     let last = w.equals(kv_step, plan.grid()[3] - 1);
     w.when(&last, |w| {
-        let acc = w.load("%acc", &accumulator, "f32", &accumulator, &zero);
+        let acc = w.load("%acc", &accumulator, F32, &accumulator, &zero);
         let (acc, l) = if on_mxu {
             (w.columns(&acc, &accumulator, 0, dv), w.columns(&acc, &accumulator, dv, LANES))
         } else {
-            (acc, w.load("%l", &rows, "f32", &rows, &zero))
+            (acc, w.load("%l", &rows, F32, &rows, &zero))
         };
         let output_tile = if transposed { [dv, stacked] } else { [stacked, dv] };
         let l = statistics.widen(w, &l, dv);
@@ -708,17 +716,14 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             o
         };
         let o_tile = [stacked, dv];
-        let o = if output == "f32" {
-            o
-        } else {
-            w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, output))
-        };
+        let o =
+            if output == F32 { o } else { w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, output)) };
         w.store(&o, &o_tile, "%o", &o_window, output, &zero);
     });
     w.line("\"func.return\"() : () -> ()");
 
     // Operands in the call's order: q, k, v, [mask], [bias], then the output, then scratch.
-    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand {
+    let operand = |name: &'static str, shape: &[i64], element: Element, transform: &str| KernelOperand {
         name,
         memref: memref(shape, element),
         window: window(shape, transform),
@@ -729,15 +734,15 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         operand("%v", &v_window, input, if transposed { "v_t_blocks" } else { "kv_blocks" }),
     ];
     if let Some(mask) = &plan.mask {
-        operands.push(operand("%mask", &extra_window(mask, group, bq, bk), "i32", "mask_blocks"));
+        operands.push(operand("%mask", &extra_window(mask, group, bq, bk), I32, "mask_blocks"));
     }
     if let Some(bias) = &plan.bias {
-        operands.push(operand("%bias", &extra_window(bias, group, bq, bk), &bias.element, "bias_blocks"));
+        operands.push(operand("%bias", &extra_window(bias, group, bq, bk), bias.element, "bias_blocks"));
     }
     operands.push(operand("%o", &o_window, output, "q_blocks"));
-    let mut scratch = vec![("%m", memref(&rows, "f32")), ("%acc", memref(&accumulator, "f32"))];
+    let mut scratch = vec![("%m", memref(&rows, F32)), ("%acc", memref(&accumulator, F32))];
     if !on_mxu {
-        scratch.insert(1, ("%l", memref(&rows, "f32")));
+        scratch.insert(1, ("%l", memref(&rows, F32)));
     }
     // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head. Key
     // blocks are named through %key_block: with a band, the key block index is clamped

@@ -39,7 +39,11 @@
 
 use crate::{
     attention::whole_blocks,
-    writer::{f32s, index_map, memref, vector, window, KernelFunction, KernelOperand, Writer, FAST},
+    writer::{
+        f32s, index_map, memref, vector, window,
+        Element::{self, Bf16, F32, I1, I32},
+        KernelFunction, KernelOperand, Precision, Writer, FAST,
+    },
 };
 
 /// What one Gated DeltaNet kernel computes.
@@ -53,8 +57,8 @@ pub struct GatedDeltaPlan {
     pub value_dim: i64,
     pub chunk: i64,
     /// Element type of q, k, v (`bf16` or `f32`) and of the output.
-    pub input: String,
-    pub output: String,
+    pub input: Element,
+    pub output: Element,
     pub scale: f64,
     /// Whether an initial state operand ([B, Nv, Dk, Dv] f32) is read.
     pub initial_state: bool,
@@ -148,14 +152,14 @@ impl GatedDeltaPlan {
     }
 
     pub fn bytes_accessed(&self) -> i64 {
-        let size = |element: &str| if element == "bf16" { 2 } else { 4 };
+        let size = |element: Element| if element == Bf16 { 2 } else { 4 };
         let tokens = self.batch * self.value_heads * self.padded_length();
         let states =
             self.batch * self.value_heads * self.key_dim * self.value_dim * 4 * (1 + i64::from(self.initial_state));
         let key_copies = 2 + i64::from(self.keys_transposed);
         tokens
-            * ((key_copies * self.key_dim + self.value_dim) * size(&self.input)
-                + self.value_dim * size(&self.output)
+            * ((key_copies * self.key_dim + self.value_dim) * size(self.input)
+                + self.value_dim * size(self.output)
                 + 3 * 4)
             + states
     }
@@ -164,7 +168,7 @@ impl GatedDeltaPlan {
 /// The kernel module for `plan`, as text.
 pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let (c, dk, dv, heads) = (plan.chunk, plan.key_dim, plan.value_dim, plan.heads_per_step);
-    let input = plan.input.as_str();
+    let input = plan.input;
     let key_slots = plan.key_heads_per_step();
     // The step's heads stacked: row r is position r % C of head r / C.
     let rows = heads * c;
@@ -181,8 +185,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let (gamma_window, beta_window) = ([1, 1, per_step, 2, rows], [1, 1, per_step, 1, rows]);
     let k_t_window = [1, key_slots, dk, per_step * c];
     let state_scratch = [heads, dk, dv];
-    let precision = plan.bf16x3.then_some("bf16x3");
-    let after_inverse = if plan.single_pass_products { Some("bf16") } else { precision };
+    let precision = plan.bf16x3.then_some(Precision::Bf16x3);
+    let after_inverse = if plan.single_pass_products { Some(Precision::Bf16) } else { precision };
     let mut w = Writer::new(2);
 
     // The first chunk starts from the initial state (or zeros).
@@ -190,15 +194,15 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     w.when(&first, |w| {
         for head in 0..heads {
             let initial = if plan.initial_state {
-                w.load_block("%s0", &state_window, "f32", &[1, 1, dk, dv], &[0, head, 0, 0], &[dk, dv])
+                w.load_block("%s0", &state_window, F32, &[1, 1, dk, dv], &[0, head, 0, 0], &[dk, dv])
             } else {
                 w.splat(0.0, &[dk, dv])
             };
-            w.store_block(&initial, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0]);
+            w.store_block(&initial, &[dk, dv], "%state", &state_scratch, F32, &[1, dk, dv], &[head, 0, 0]);
         }
     });
     let to_f32 = |w: &mut Writer, value: &str, shape: &[i64]| {
-        if input == "f32" {
+        if input == F32 {
             value.to_owned()
         } else {
             w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape))
@@ -216,8 +220,8 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     let block_rows = block_heads * c;
     let square = [block_rows, block_rows];
     let square_type = f32s(&square);
-    let ints = vector(&square, "i32");
-    let bools = vector(&square, "i1");
+    let ints = vector(&square, I32);
+    let bools = vector(&square, I1);
     let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
     let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
     let on_or_below = w.cmpi(5, &row, &column, &ints, &bools);
@@ -306,7 +310,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
     };
     // Rows first .. first + B of a stacked [R, width] tile of `element`s.
-    let block_of = |w: &mut Writer, value: &str, width: i64, element: &str, block: i64| {
+    let block_of = |w: &mut Writer, value: &str, width: i64, element: Element, block: i64| {
         if block_heads == heads {
             return value.to_owned();
         }
@@ -325,13 +329,13 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     };
     let state_type = f32s(&[dk, dv]);
     // A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
-    let stack = |w: &mut Writer, parts: &[String]| w.concatenate(parts, &[c, dv], "f32", 0);
+    let stack = |w: &mut Writer, parts: &[String]| w.concatenate(parts, &[c, dv], F32, 0);
     // An f32 [rows, Dv] tile of the output in the output's element type.
     let to_output = |w: &mut Writer, o: String, rows: i64| {
-        if plan.output == "f32" {
+        if plan.output == F32 {
             o
         } else {
-            w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], &plan.output))
+            w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], plan.output))
         }
     };
     // Constant rows every chunk multiplies by.
@@ -354,7 +358,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
             .collect()
     });
     let mut states: Vec<String> = (0..heads)
-        .map(|head| w.load_block("%state", &state_scratch, "f32", &[1, dk, dv], &[head, 0, 0], &[dk, dv]))
+        .map(|head| w.load_block("%state", &state_scratch, F32, &[1, dk, dv], &[head, 0, 0], &[dk, dv]))
         .collect();
     for sub in 0..per_step {
         let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
@@ -407,7 +411,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                 w.load_block(
                     name,
                     window,
-                    "f32",
+                    F32,
                     &[1, 1, 1, 1, block_rows],
                     &[0, 0, sub, row, block * block_rows],
                     &[1, block_rows],
@@ -549,7 +553,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                 for head in block as i64 * block_heads..(block as i64 + 1) * block_heads {
                     let o = rows_at(&mut w, &o, [block_rows, dv], head % block_heads * c);
                     let o = to_output(&mut w, o, c);
-                    w.store_block(&o, &[c, dv], "%o", &o_window, &plan.output, &[1, c, dv], &[0, sub * c, head * dv]);
+                    w.store_block(&o, &[c, dv], "%o", &o_window, plan.output, &[1, c, dv], &[0, sub * c, head * dv]);
                 }
             } else {
                 let o = to_output(&mut w, o, block_rows);
@@ -558,7 +562,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                     &[block_rows, dv],
                     "%o",
                     &o_window,
-                    &plan.output,
+                    plan.output,
                     &[1, block_heads, c, dv],
                     &[0, block as i64 * block_heads, sub * c, 0],
                 );
@@ -588,13 +592,13 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         states = new_states;
     }
     for (head, s) in states.iter().enumerate() {
-        w.store_block(s, &[dk, dv], "%state", &state_scratch, "f32", &[1, dk, dv], &[head as i64, 0, 0]);
+        w.store_block(s, &[dk, dv], "%state", &state_scratch, F32, &[1, dk, dv], &[head as i64, 0, 0]);
     }
     // The last step writes the final states.
     let last = w.equals("%c", plan.grid()[2] - 1);
     w.when(&last, |w| {
         for (head, s) in states.iter().enumerate() {
-            w.store_block(s, &[dk, dv], "%s_final", &state_window, "f32", &[1, 1, dk, dv], &[0, head as i64, 0, 0]);
+            w.store_block(s, &[dk, dv], "%s_final", &state_window, F32, &[1, 1, dk, dv], &[0, head as i64, 0, 0]);
         }
     });
     w.line("\"func.return\"() : () -> ()");
@@ -603,7 +607,7 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     // the final state, then the state scratch.
     let (key_windows, value_windows) =
         if plan.token_major_inputs { ("key_tokens", "value_tokens") } else { ("key_chunks", "value_chunks") };
-    let operand = |name: &'static str, shape: &[i64], element: &str, transform: &str| KernelOperand {
+    let operand = |name: &'static str, shape: &[i64], element: Element, transform: &str| KernelOperand {
         name,
         memref: memref(shape, element),
         window: window(shape, transform),
@@ -612,11 +616,11 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
         operand("%q", &q_window, input, key_windows),
         operand("%k", &q_window, input, key_windows),
         operand("%v", &v_window, input, value_windows),
-        operand("%gamma", &gamma_window, "f32", "gate_chunks"),
-        operand("%beta", &beta_window, "f32", "gate_chunks"),
+        operand("%gamma", &gamma_window, F32, "gate_chunks"),
+        operand("%beta", &beta_window, F32, "gate_chunks"),
     ];
     if plan.initial_state {
-        operands.push(operand("%s0", &state_window, "f32", "states"));
+        operands.push(operand("%s0", &state_window, F32, "states"));
     }
     if plan.keys_transposed {
         operands.push(operand("%k_t", &k_t_window, input, "key_chunks_transposed"));
@@ -624,11 +628,11 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
     operands.push(operand(
         "%o",
         &o_window,
-        &plan.output,
+        plan.output,
         if plan.token_major_output { "value_tokens" } else { "value_chunks" },
     ));
-    operands.push(operand("%s_final", &state_window, "f32", "states"));
-    let scratch = [("%state", memref(&state_scratch, "f32"))];
+    operands.push(operand("%s_final", &state_window, F32, "states"));
+    let scratch = [("%state", memref(&state_scratch, F32))];
     // Step h serves value heads h x heads ..; value head n reads key head n / group, so
     // the step's key heads start at h x heads / group, in blocks of key_slots.
     let key_block = format!(

@@ -10,3 +10,5 @@ pub mod interpreter;
 pub mod serialize;
 pub mod tile_ir;
 mod writer;
+
+pub use writer::{Element, Precision};

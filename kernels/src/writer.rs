@@ -2,25 +2,81 @@
 //! `%vN` names) and the type spellings Mosaic kernels use. Shared by the kernel emitters
 //! (`mosaic_attention.rs`, `mosaic_gated_delta.rs`).
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
+
+/// The element types of kernel vectors and buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    F32,
+    Bf16,
+    I32,
+    I1,
+    Index,
+}
+
+impl Element {
+    /// The element type MLIR spells `name` (`f32`, `bf16`, ...), if a kernel handles it.
+    pub fn named(name: &str) -> Option<Element> {
+        [Element::F32, Element::Bf16, Element::I32, Element::I1, Element::Index]
+            .into_iter()
+            .find(|element| element.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Element::F32 => "f32",
+            Element::Bf16 => "bf16",
+            Element::I32 => "i32",
+            Element::I1 => "i1",
+            Element::Index => "index",
+        }
+    }
+}
+
+use Element::{Index, I1, I32};
+
+/// How `flywheel.matmul` multiplies f32 operands, when not at full f32 precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// Three one-pass bf16 products of the operands' high and low bf16 parts.
+    Bf16x3,
+    /// One pass of the operands' bf16 roundings.
+    Bf16,
+}
+
+impl Precision {
+    /// The `precision` attribute's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Bf16x3 => "bf16x3",
+            Precision::Bf16 => "bf16",
+        }
+    }
+}
+
+impl fmt::Display for Element {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
 
 /// SSA text in generic form, one op per line.
-pub(crate) struct Writer {
+pub struct Writer {
     pub text: String,
     next: usize,
     depth: usize,
 }
 
-pub(crate) fn vector(shape: &[i64], element: &str) -> String {
+pub(crate) fn vector(shape: &[i64], element: Element) -> String {
     let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
     format!("vector<{dims}{element}>")
 }
 
 pub(crate) fn f32s(shape: &[i64]) -> String {
-    vector(shape, "f32")
+    vector(shape, Element::F32)
 }
 
-pub(crate) fn memref(shape: &[i64], element: &str) -> String {
+pub(crate) fn memref(shape: &[i64], element: Element) -> String {
     let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
     format!("memref<{dims}{element}>")
 }
@@ -76,12 +132,12 @@ impl Writer {
     }
 
     pub fn splat(&mut self, value: f64, shape: &[i64]) -> String {
-        let r#type = vector(shape, "f32");
+        let r#type = vector(shape, Element::F32);
         self.constant(&format!("dense<{}>", float(value)), &r#type)
     }
 
     pub fn i32(&mut self, value: i64) -> String {
-        self.constant(&value.to_string(), "i32")
+        self.constant(&value.to_string(), I32.name())
     }
 
     pub fn binary(&mut self, name: &str, a: &str, b: &str, r#type: &str) -> String {
@@ -96,13 +152,13 @@ impl Writer {
     /// Whether the i32 scalar `value` equals `constant` (an i1).
     pub fn equals(&mut self, value: &str, constant: i64) -> String {
         let constant = self.i32(constant);
-        self.cmpi(0, value, &constant, "i32", "i1")
+        self.cmpi(0, value, &constant, I32.name(), I1.name())
     }
 
     /// The negation of the i1 scalar `value`.
     pub fn not(&mut self, value: &str) -> String {
-        let yes = self.constant("1", "i1");
-        self.op("arith.xori", &[(value, "i1"), (&yes, "i1")], "", "i1")
+        let yes = self.constant("1", I1.name());
+        self.op("arith.xori", &[(value, I1.name()), (&yes, I1.name())], "", I1.name())
     }
 
     pub fn cmpi(&mut self, predicate: i64, a: &str, b: &str, r#type: &str, result: &str) -> String {
@@ -110,7 +166,14 @@ impl Writer {
     }
 
     /// Loads a whole window or scratch buffer as a vector of `shape`.
-    pub fn load(&mut self, reference: &str, memref_shape: &[i64], element: &str, shape: &[i64], zero: &str) -> String {
+    pub fn load(
+        &mut self,
+        reference: &str,
+        memref_shape: &[i64],
+        element: Element,
+        shape: &[i64],
+        zero: &str,
+    ) -> String {
         let origin = vec![zero.to_owned(); memref_shape.len()];
         self.load_at(reference, memref_shape, element, memref_shape, origin, shape)
     }
@@ -120,12 +183,12 @@ impl Writer {
         &mut self,
         reference: &str,
         memref_shape: &[i64],
-        element: &str,
+        element: Element,
         block: &[i64],
         origin: &[i64],
         shape: &[i64],
     ) -> String {
-        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
+        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), Index.name())).collect();
         self.load_at(reference, memref_shape, element, block, origin, shape)
     }
 
@@ -134,13 +197,13 @@ impl Writer {
         &mut self,
         reference: &str,
         memref_shape: &[i64],
-        element: &str,
+        element: Element,
         block: &[i64],
         origin: Vec<String>,
         shape: &[i64],
     ) -> String {
         let mut operands = vec![(reference.to_owned(), memref(memref_shape, element))];
-        operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
+        operands.extend(origin.into_iter().map(|index| (index, Index.name().to_owned())));
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         let loaded = self.op("vector.load", &operands, "", &vector(block, element));
         if block == shape {
@@ -156,7 +219,7 @@ impl Writer {
         shape: &[i64],
         reference: &str,
         memref_shape: &[i64],
-        element: &str,
+        element: Element,
         zero: &str,
     ) {
         let origin = vec![zero.to_owned(); memref_shape.len()];
@@ -172,11 +235,11 @@ impl Writer {
         shape: &[i64],
         reference: &str,
         memref_shape: &[i64],
-        element: &str,
+        element: Element,
         block: &[i64],
         origin: &[i64],
     ) {
-        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), "index")).collect();
+        let origin = origin.iter().map(|&at| self.constant(&at.to_string(), Index.name())).collect();
         self.store_at(value, shape, reference, memref_shape, element, block, origin);
     }
 
@@ -189,7 +252,7 @@ impl Writer {
         shape: &[i64],
         reference: &str,
         memref_shape: &[i64],
-        element: &str,
+        element: Element,
         block: &[i64],
         origin: Vec<String>,
     ) {
@@ -199,7 +262,7 @@ impl Writer {
             self.op("vector.shape_cast", &[(value, &vector(shape, element))], "", &vector(block, element))
         };
         let mut operands = vec![(value, vector(block, element)), (reference.to_owned(), memref(memref_shape, element))];
-        operands.extend(origin.into_iter().map(|index| (index, "index".to_owned())));
+        operands.extend(origin.into_iter().map(|index| (index, Index.name().to_owned())));
         let operands: Vec<(&str, &str)> = operands.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         let segments = format!("array<i32: 1, 1, {}, 0>", memref_shape.len());
         self.effect(
@@ -217,7 +280,7 @@ impl Writer {
     }
 
     /// `parts` (each of `shape`, of `element`s) joined along `dimension`; one part as is.
-    pub fn concatenate(&mut self, parts: &[String], shape: &[i64], element: &str, dimension: usize) -> String {
+    pub fn concatenate(&mut self, parts: &[String], shape: &[i64], element: Element, dimension: usize) -> String {
         if parts.len() == 1 {
             return parts[0].clone();
         }
@@ -248,20 +311,20 @@ impl Writer {
 
     /// `flywheel.matmul`: lhs [M, K] times rhs [K, N] (or [N, K] when `transpose_rhs`),
     /// from a zero f32 accumulator of `shape` [M, N].
-    /// f32 operands are multiplied at `precision` (`flywheel.matmul`'s optional attribute,
-    /// e.g. `bf16x3`; None: full f32).
+    /// f32 operands are multiplied at `precision` (`flywheel.matmul`'s optional attribute;
+    /// None: full f32).
     pub fn matmul(
         &mut self,
         lhs: (&str, &str),
         rhs: (&str, &str),
         shape: &[i64],
         transpose_rhs: bool,
-        precision: Option<&str>,
+        precision: Option<Precision>,
     ) -> String {
         let zeros = self.splat(0.0, shape);
         let precision = precision
             .filter(|_| lhs.1.ends_with("xf32>"))
-            .map(|p| format!(", precision = \"{p}\""))
+            .map(|p| format!(", precision = \"{}\"", p.name()))
             .unwrap_or_default();
         self.op(
             "flywheel.matmul",
@@ -275,7 +338,7 @@ impl Writer {
     pub fn select(&mut self, condition: &str, a: &str, b: &str, shape: &[i64]) -> String {
         self.op(
             "arith.select",
-            &[(condition, &vector(shape, "i1")), (a, &f32s(shape)), (b, &f32s(shape))],
+            &[(condition, &vector(shape, I1)), (a, &f32s(shape)), (b, &f32s(shape))],
             "",
             &f32s(shape),
         )
@@ -292,9 +355,9 @@ impl Writer {
         body: impl FnOnce(&mut Writer, &str, &str) -> String,
     ) -> String {
         let (lower, upper, step) = (
-            self.constant(&lower.to_string(), "index"),
-            self.constant(&upper.to_string(), "index"),
-            self.constant("1", "index"),
+            self.constant(&lower.to_string(), Index.name()),
+            self.constant(&upper.to_string(), Index.name()),
+            self.constant("1", Index.name()),
         );
         let result = self.fresh();
         let (induction, carried) = (self.fresh(), self.fresh());
@@ -369,8 +432,8 @@ impl KernelFunction<'_> {
 /// from them and `%zero`) to the block indices `results`.
 pub(crate) fn index_map(name: &str, grid_arguments: &[&str], prelude: &str, results: &str, rank: usize) -> String {
     let arguments: Vec<String> = grid_arguments.iter().map(|a| format!("{a}: i32")).collect();
-    let inputs = vec!["i32"; grid_arguments.len()].join(", ");
-    let outputs = vec!["i32"; rank].join(", ");
+    let inputs = vec![I32.name(); grid_arguments.len()].join(", ");
+    let outputs = vec![I32.name(); rank].join(", ");
     format!(
         "  \"func.func\"() ({{\n  ^bb0({}):\n    %zero = \"arith.constant\"() {{value = 0 : i32}} : () -> i32\n{prelude}    \"func.return\"({results}) : ({outputs}) -> ()\n  }}) {{function_type = ({inputs}) -> ({outputs}), sym_name = \"{name}\"}} : () -> ()\n",
         arguments.join(", ")

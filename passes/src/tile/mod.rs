@@ -22,6 +22,7 @@ use flywheel_dialect::{
 use flywheel_kernels::attention::{kernel_module, whole_blocks, Extra, KernelPlan};
 use flywheel_kernels::gated_delta::{self as gated_delta_kernel, GatedDeltaPlan};
 use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, mutable, parse_kernel_module, top_module};
+use flywheel_kernels::Element;
 use melior::{
     ir::{
         attribute::StringAttribute,
@@ -295,6 +296,11 @@ fn search_blocks(attention: AttentionOp, blocks: Blocks) -> Result<(Blocks, Stri
     Ok((blocks.with_both((q, k)), note))
 }
 
+/// The kernels' floating element type `name` names: bf16 or f32.
+fn floating(name: &str) -> Option<Element> {
+    Element::named(name).filter(|element| matches!(element, Element::Bf16 | Element::F32))
+}
+
 fn shape(value: Value) -> Result<(Vec<i64>, String), String> {
     let info = TensorInfo::of_value(value).ok_or("an operand is not a ranked tensor")?;
     let dims = info.shape.iter().map(|d| d.ok_or("dynamic shape")).collect::<Result<Vec<_>, _>>()?;
@@ -307,34 +313,33 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     if attention.q_segment_ids().is_some() {
         return Err("segment ids are not in the baseline kernel yet".into());
     }
-    let extra = |value: Option<Value>| -> Result<Option<Extra>, String> {
+    // The kernel reads a mask as i32 (the op's boolean mask is widened outside it), and a
+    // bias in its own bf16 or f32.
+    let extra = |value: Option<Value>, element: fn(&str) -> Option<Element>| -> Result<Option<Extra>, String> {
         value
             .map(|value| {
-                let (dims, element) = shape(value)?;
+                let (dims, name) = shape(value)?;
+                let element = element(&name).ok_or("the bias is neither bf16 nor f32")?;
                 Ok(Extra { one_batch: dims[0] == 1, one_head: dims[1] == 1, element })
             })
             .transpose()
     };
-    let (mask, bias) = (extra(attention.mask())?, extra(attention.bias())?);
+    let mask = extra(attention.mask(), |_| Some(Element::I32))?;
+    let bias = extra(attention.bias(), |name| floating(name))?;
     let (transposed, row_sum_on_mxu) = recorded(attention.operation())?;
     if transposed && (mask.is_some() || bias.is_some()) {
         return Err("the transposed orientation takes no mask or bias operand".into());
-    }
-    if bias.as_ref().is_some_and(|b| !matches!(b.element.as_str(), "bf16" | "f32")) {
-        return Err("the bias is neither bf16 nor f32".into());
     }
     let layout = attention.layout()?;
     let value = |v: Option<Value>| v.ok_or_else(|| "missing operand".to_owned()).and_then(shape);
     let ((q, input), (k, k_element), (v, v_element)) =
         (value(attention.q())?, value(attention.k())?, value(attention.v())?);
     let (_, output) = shape(attention.operation().result(0).map_err(|_| "no result")?.into())?;
-    if k_element != input
-        || v_element != input
-        || !matches!(input.as_str(), "bf16" | "f32")
-        || !matches!(output.as_str(), "bf16" | "f32")
-    {
+    let (Some(input), Some(output)) =
+        (floating(&input).filter(|_| k_element == input && v_element == input), floating(&output))
+    else {
         return Err(format!("element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, all alike)"));
-    }
+    };
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
@@ -469,7 +474,7 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         // V's rows get 128 columns of ones, whose products with P are l.
         let v_shape = [plan.batch, plan.kv_heads, plan.padded_keys(), plan.value_dim];
         let extended = [plan.batch, plan.kv_heads, plan.padded_keys(), plan.value_dim + 128];
-        operands[2] = b.pad_with(operands[2], 1.0, &v_shape, &extended, &plan.input);
+        operands[2] = b.pad_with(operands[2], 1.0, &v_shape, &extended, plan.input.name());
     }
     let extra = |value: Value<'c, 'a>, extra: &Extra| -> Result<Value<'c, 'a>, String> {
         let batch = if extra.one_batch { Vec::new() } else { batch.clone() };
@@ -495,7 +500,7 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         "flywheel.attention_kernel",
         |symbol| kernel_module(plan, symbol),
         &operands,
-        &[b.tensor_type(&result_shape, &plan.output)],
+        &[b.tensor_type(&result_shape, plan.output.name())],
         &format!("1, 1, 1, {}, {}", present(plan.mask.is_some()), present(plan.bias.is_some())),
         [plan.flops(), plan.transcendentals(), plan.bytes_accessed()],
     )?;
@@ -510,7 +515,7 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         &atoms,
         kernel.result(0).expect("one result").into(),
         &result_axes,
-        &plan.output,
+        plan.output.name(),
         &output_axes,
         result,
     )
@@ -673,15 +678,13 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
     let ((q, input), (k, k_element), (v, v_element)) = (value(op.q())?, value(op.k())?, value(op.v())?);
     let ((_, g_element), (_, beta_element)) = (value(op.g())?, value(op.beta())?);
     let (_, output) = shape(op.operation().result(0).map_err(|_| "no result")?.into())?;
-    if k_element != input
-        || v_element != input
-        || !matches!(input.as_str(), "bf16" | "f32")
-        || !matches!(output.as_str(), "bf16" | "f32")
-    {
+    let (Some(input), Some(output)) =
+        (floating(&input).filter(|_| k_element == input && v_element == input), floating(&output))
+    else {
         return Err(format!(
             "element types {input}/{k_element}/{v_element} -> {output} (bf16 or f32, q, k and v alike)"
         ));
-    }
+    };
     if g_element != "f32" || beta_element != "f32" {
         return Err("g and beta are not f32".into());
     }
@@ -830,7 +833,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         "flywheel.gated_delta_kernel",
         |symbol| gated_delta_kernel::kernel_module(plan, symbol),
         &operands,
-        &[b.tensor_type(&output_shape, &plan.output), b.tensor_type(&state_shape, "f32")],
+        &[b.tensor_type(&output_shape, plan.output.name()), b.tensor_type(&state_shape, "f32")],
         &format!("1, 1, 1, 1, 1, {}, {}", i32::from(plan.initial_state), i32::from(plan.keys_transposed)),
         [plan.flops(), plan.transcendentals(), plan.bytes_accessed()],
     )?;
@@ -843,7 +846,7 @@ fn emit_gated_delta_kernel<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>, plan: &GatedDe
         &atoms,
         kernel.result(0).expect("o").into(),
         &kernel_output,
-        &plan.output,
+        plan.output.name(),
         &values_axes,
         result,
     )
