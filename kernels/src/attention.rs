@@ -439,66 +439,306 @@ fn load_extra(
     }
 }
 
-/// The kernel module for `plan`, as text.
+/// The kernel module for `plan`, as text: the per-step program (reset on the first key
+/// block, the key blocks' scores and online-softmax updates, the output on the last), then
+/// the kernel function around it with its operands and index maps.
 pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
-    let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
-    let (input, output) = (plan.input, plan.output);
-    // Q and O arrive as [B, Nkv, T x group, D]: query t of head g of the group is row
-    // t * group + g, so a block of block_q queries is group x block_q contiguous rows.
-    let group = plan.group();
-    let stacked = group * bq;
-    let q_window = [1, 1, stacked, d];
-    let k_window = [1, 1, bk, d];
-    let o_window = [1, 1, stacked, dv];
-    let transposed = plan.transposed;
-    assert!(!transposed || (plan.mask.is_none() && plan.bias.is_none()), "the transposed kernel takes no mask or bias");
-    // The running max and sum: in the transposed kernel a row [1, rows]; else
-    // lane-replicated [rows, 128] when key blocks are whole lane tiles and the value width
-    // tiles or divides one (widening is then a tiling or a slice, no lane broadcast), else
-    // [rows, 1].
-    let lanes = if bk % LANES == 0 && (dv % LANES == 0 || LANES % dv == 0) { LANES } else { 1 };
-    let statistics = Statistics { shape: if transposed { [1, stacked] } else { [stacked, lanes] }, transposed };
-    let rows = statistics.shape;
-    let on_mxu = plan.row_sum_on_mxu;
-    assert!(
-        !on_mxu || (!transposed && lanes == LANES && dv % LANES == 0),
-        "the MXU sums rows only of a standard kernel with whole lane tiles"
-    );
-    // With the row sum on the MXU, the accumulator's last 128 columns hold l.
-    let width = if on_mxu { dv + LANES } else { dv };
-    let (accumulator, v_tile) = if transposed { ([dv, stacked], [dv, bk]) } else { ([stacked, width], [bk, width]) };
-    let v_window = [1, 1, v_tile[0], v_tile[1]];
+    let tiles = Tiles::of(plan);
     let mut w = Writer::new(2);
     let zero = w.constant("0", Index.name());
-    let kv_step = "%kv";
+    tiles.reset_on_first_block(&mut w, &zero);
+    let band = band_tests(&mut w, plan, KV_STEP);
+    let steps = Steps { tiles: &tiles, band: band.as_ref(), zero: &zero };
+    steps.key_block(&mut w);
+    tiles.write_output_on_last_block(&mut w, &zero);
+    w.line("\"func.return\"() : () -> ()");
+    tiles.function(symbol, &w.text)
+}
 
-    // First key block: reset m, l, acc.
-    let first = w.equals(kv_step, 0);
-    w.when(&first, |w| {
-        let minus_infinity = w.splat(f64::NEG_INFINITY, &rows);
-        w.store(&minus_infinity, &rows, "%m", &rows, F32, &zero);
-        let zeros = w.splat(0.0, &rows);
-        if !on_mxu {
-            w.store(&zeros, &rows, "%l", &rows, F32, &zero);
+/// The grid index of the key block, the reduction axis.
+const KV_STEP: &str = "%kv";
+
+/// The shapes a kernel works on: its windows, scratch and tiles.
+struct Tiles<'p> {
+    plan: &'p KernelPlan,
+    /// Query rows a step stacks: the query group's heads times the query block.
+    stacked: i64,
+    q_window: [i64; 4],
+    k_window: [i64; 4],
+    v_window: [i64; 4],
+    o_window: [i64; 4],
+    statistics: Statistics,
+    /// The running max and sum's shape.
+    rows: [i64; 2],
+    /// The output accumulator's shape ([rows, Dv (+ 128 ones columns)], or transposed).
+    accumulator: [i64; 2],
+    /// The accumulator's width: Dv, plus the 128 columns of l with the row sum on the MXU.
+    width: i64,
+    /// Keys per sub-block, and a sub-block's scores and V tile.
+    sub: i64,
+    sub_scores: [i64; 2],
+    sub_v: [i64; 2],
+}
+
+impl<'p> Tiles<'p> {
+    fn of(plan: &'p KernelPlan) -> Self {
+        let (bq, bk, d, dv) = (plan.block_q, plan.block_kv, plan.head_dim, plan.value_dim);
+        // Q and O arrive as [B, Nkv, T x group, D]: query t of head g of the group is row
+        // t * group + g, so a block of block_q queries is group x block_q contiguous rows.
+        let stacked = plan.group() * bq;
+        let transposed = plan.transposed;
+        assert!(
+            !transposed || (plan.mask.is_none() && plan.bias.is_none()),
+            "the transposed kernel takes no mask or bias"
+        );
+        // The running max and sum: in the transposed kernel a row [1, rows]; else
+        // lane-replicated [rows, 128] when key blocks are whole lane tiles and the value width
+        // tiles or divides one (widening is then a tiling or a slice, no lane broadcast), else
+        // [rows, 1].
+        let lanes = if bk % LANES == 0 && (dv % LANES == 0 || LANES % dv == 0) { LANES } else { 1 };
+        let statistics = Statistics { shape: if transposed { [1, stacked] } else { [stacked, lanes] }, transposed };
+        assert!(
+            !plan.row_sum_on_mxu || (!transposed && lanes == LANES && dv % LANES == 0),
+            "the MXU sums rows only of a standard kernel with whole lane tiles"
+        );
+        // With the row sum on the MXU, the accumulator's last 128 columns hold l.
+        let width = if plan.row_sum_on_mxu { dv + LANES } else { dv };
+        let (accumulator, v_tile) =
+            if transposed { ([dv, stacked], [dv, bk]) } else { ([stacked, width], [bk, width]) };
+        // The key block runs as `key_splits` sub-blocks of `sub` keys, each its own
+        // online-softmax update (flywheel-pipeline overlaps one's scores with another's
+        // softmax).
+        let sub = bk / plan.key_splits;
+        Tiles {
+            plan,
+            stacked,
+            q_window: [1, 1, stacked, d],
+            k_window: [1, 1, bk, d],
+            v_window: [1, 1, v_tile[0], v_tile[1]],
+            o_window: [1, 1, stacked, dv],
+            statistics,
+            rows: statistics.shape,
+            accumulator,
+            width,
+            sub,
+            sub_scores: if transposed { [sub, stacked] } else { [stacked, sub] },
+            sub_v: if transposed { [dv, sub] } else { [sub, v_tile[1]] },
         }
-        let zeros = w.splat(0.0, &accumulator);
-        w.store(&zeros, &accumulator, "%acc", &accumulator, F32, &zero);
-    });
+    }
 
-    let band = band_tests(&mut w, plan, kv_step);
-    // The key block runs as `splits` sub-blocks of `sub` keys, each its own online-softmax
-    // update (flywheel-pipeline overlaps one's scores with another's softmax).
-    let splits = plan.key_splits;
-    let sub = bk / splits;
-    let sub_scores = if transposed { [sub, stacked] } else { [stacked, sub] };
-    let sub_v = if transposed { [dv, sub] } else { [sub, v_tile[1]] };
-    // Sub-block `c`'s scores: scale · Q K_cᵀ, soft-capped, biased and masked.
-    let scores = |w: &mut Writer, q: &str, c: i64, masked: bool| -> String {
-        let scores = sub_scores;
-        let k = w.load_block("%k", &k_window, input, &[1, 1, sub, d], &[0, 0, c * sub, 0], &[sub, d]);
+    /// On the first key block, m = -inf, l = 0, acc = 0.
+    fn reset_on_first_block(&self, w: &mut Writer, zero: &str) {
+        let (rows, accumulator) = (self.rows, self.accumulator);
+        let first = w.equals(KV_STEP, 0);
+        w.when(&first, |w| {
+            let minus_infinity = w.splat(f64::NEG_INFINITY, &rows);
+            w.store(&minus_infinity, &rows, "%m", &rows, F32, zero);
+            let zeros = w.splat(0.0, &rows);
+            if !self.plan.row_sum_on_mxu {
+                w.store(&zeros, &rows, "%l", &rows, F32, zero);
+            }
+            let zeros = w.splat(0.0, &accumulator);
+            w.store(&zeros, &accumulator, "%acc", &accumulator, F32, zero);
+        });
+    }
+
+    /// On the last key block, O = acc / l.
+    fn write_output_on_last_block(&self, w: &mut Writer, zero: &str) {
+        let (plan, rows, accumulator, stacked) = (self.plan, self.rows, self.accumulator, self.stacked);
+        let dv = plan.value_dim;
+        let last = w.equals(KV_STEP, plan.grid()[3] - 1);
+        w.when(&last, |w| {
+            let acc = w.load("%acc", &accumulator, F32, &accumulator, zero);
+            let (acc, l) = if plan.row_sum_on_mxu {
+                (w.columns(&acc, &accumulator, 0, dv), w.columns(&acc, &accumulator, dv, LANES))
+            } else {
+                (acc, w.load("%l", &rows, F32, &rows, zero))
+            };
+            let output_tile = if plan.transposed { [dv, stacked] } else { [stacked, dv] };
+            let l = self.statistics.widen(w, &l, dv);
+            let o = w.binary("arith.divf", &acc, &l, &f32s(&output_tile));
+            let o = if plan.transposed {
+                w.op(
+                    "vector.transpose",
+                    &[(&o, &f32s(&output_tile))],
+                    "{permutation = array<i64: 1, 0>}",
+                    &f32s(&[stacked, dv]),
+                )
+            } else {
+                o
+            };
+            let o_tile = [stacked, dv];
+            let o = if plan.output == F32 {
+                o
+            } else {
+                w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, plan.output))
+            };
+            w.store(&o, &o_tile, "%o", &self.o_window, plan.output, zero);
+        });
+    }
+
+    /// The kernel module: the kernel function around `body`, its operands in the call's
+    /// order (q, k, v, [mask], [bias], then the output, then scratch), and index maps.
+    fn function(&self, symbol: &str, body: &str) -> String {
+        let plan = self.plan;
+        let (group, bq, bk, input) = (plan.group(), plan.block_q, plan.block_kv, plan.input);
+        let operand = |name: &'static str, shape: &[i64], element: Element, transform: &str| KernelOperand {
+            name,
+            memref: memref(shape, element),
+            window: window(shape, transform),
+        };
+        let mut operands = vec![
+            operand("%q", &self.q_window, input, "q_blocks"),
+            operand("%k", &self.k_window, input, "kv_blocks"),
+            operand("%v", &self.v_window, input, if plan.transposed { "v_t_blocks" } else { "kv_blocks" }),
+        ];
+        if let Some(mask) = &plan.mask {
+            operands.push(operand("%mask", &extra_window(mask, group, bq, bk), I32, "mask_blocks"));
+        }
+        if let Some(bias) = &plan.bias {
+            operands.push(operand("%bias", &extra_window(bias, group, bq, bk), bias.element, "bias_blocks"));
+        }
+        operands.push(operand("%o", &self.o_window, plan.output, "q_blocks"));
+        let mut scratch = vec![("%m", memref(&self.rows, F32)), ("%acc", memref(&self.accumulator, F32))];
+        if !plan.row_sum_on_mxu {
+            scratch.insert(1, ("%l", memref(&self.rows, F32)));
+        }
+        let function = KernelFunction {
+            name: KERNEL_NAME,
+            grid_arguments: &GRID_ARGUMENTS,
+            grid: &plan.grid(),
+            parallel: &[true, true, true, false],
+            operands: &operands,
+            scratch: &scratch,
+            body,
+        };
+        function.module(symbol, &index_maps(plan))
+    }
+}
+
+/// The index maps: grid (b, h, qb, kv) to block indices; h is the key/value head. Key
+/// blocks are named through %key_block: with a band, the key block index is clamped to
+/// the blocks the query block needs, so a skipped step names the block its neighbour
+/// holds and the pipeline fetches nothing new for it.
+fn index_maps(plan: &KernelPlan) -> String {
+    let key_block = key_block_clamp(plan);
+    let transform = |name: &str, results: &str| {
+        let prelude = if results.contains("%key_block") { key_block.as_str() } else { "" };
+        index_map(name, &GRID_ARGUMENTS, prelude, results, 4)
+    };
+    let extra_map = |name: &str, extra: &Extra| {
+        let (b, h) = (if extra.one_batch { "%zero" } else { "%b" }, if extra.one_head { "%zero" } else { "%h" });
+        transform(name, &format!("{b}, {h}, %qb, %key_block"))
+    };
+    let mut maps = transform("q_blocks", "%b, %h, %qb, %zero") + &transform("kv_blocks", "%b, %h, %key_block, %zero");
+    if plan.transposed {
+        // Vᵀ: [B, Nkv, Dv, Tk], key blocks along the last axis.
+        maps += &transform("v_t_blocks", "%b, %h, %zero, %key_block");
+    }
+    if let Some(mask) = &plan.mask {
+        maps += &extra_map("mask_blocks", mask);
+    }
+    if let Some(bias) = &plan.bias {
+        maps += &extra_map("bias_blocks", bias);
+    }
+    maps
+}
+
+/// The work of one grid step on its key block.
+struct Steps<'t, 'p> {
+    tiles: &'t Tiles<'p>,
+    /// The block tests of a banded or padded kernel.
+    band: Option<&'t BandTests>,
+    /// The index constant 0.
+    zero: &'t str,
+}
+
+impl Steps<'_, '_> {
+    /// The key block's work. Key blocks wholly outside the band are skipped. Only key
+    /// blocks the band's edges (or the end of the keys) cross need the mask: one step body
+    /// with it and one without, so no score tile flows out of a branch. Of a masked block,
+    /// the sub-blocks wholly past the last key its queries may see (causal blocks on the
+    /// diagonal holding fewer queries than keys, the padding) are skipped: one masked body
+    /// per count of sub-blocks needed.
+    fn key_block(&self, w: &mut Writer) {
+        match self.band.and_then(|bounds| bounds.needed.clone()) {
+            Some(needed) => w.when(&needed, |w| self.masked_or_not(w)),
+            None => self.masked_or_not(w),
+        }
+    }
+
+    fn masked_or_not(&self, w: &mut Writer) {
+        let plan = self.tiles.plan;
+        let splits = plan.key_splits;
+        let unmasked = vec![false; splits as usize];
+        let Some(bounds) = self.band else {
+            return self.step(w, &unmasked, splits);
+        };
+        let counts = plan.reached_counts();
+        if counts == [splits] {
+            w.when(&bounds.crosses, |w| self.step(w, &plan.masked_sub_blocks(None), splits));
+        } else {
+            for count in counts {
+                // The first `count` sub-blocks reached, the next (if any) not.
+                let first_ones = self.reached(w, bounds, count - 1);
+                let mut runs = w.binary("arith.andi", &bounds.crosses, &first_ones, I1.name());
+                if count < splits {
+                    let next = self.reached(w, bounds, count);
+                    let not_next = w.not(&next);
+                    runs = w.binary("arith.andi", &runs, &not_next, I1.name());
+                }
+                w.when(&runs, |w| self.step(w, &plan.masked_sub_blocks(Some(count)), count));
+            }
+        }
+        let clear = w.not(&bounds.crosses);
+        w.when(&clear, |w| self.step(w, &unmasked, splits));
+    }
+
+    /// Whether sub-block `c` is reached: its first key is at most every reach. Sums and
+    /// comparisons of the grid indices, as the block tests are: libtpu's static profile
+    /// follows those, where a count taken by a division and a min priced the bodies
+    /// behind it as never run.
+    fn reached(&self, w: &mut Writer, bounds: &BandTests, c: i64) -> String {
+        let offset = w.i32(c * self.tiles.sub);
+        let first = w.binary("arith.addi", &bounds.first_key, &offset, I32.name());
+        let tests: Vec<String> =
+            bounds.reaches.iter().map(|reach| w.cmpi(3, &first, reach, I32.name(), I1.name())).collect();
+        tests.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, I1.name())).expect("a reach")
+    }
+
+    /// One key block's work, its first `count` sub-blocks in program order
+    /// (flywheel-pipeline reorders them); `masked[c]`: sub-block c with the band's (and
+    /// key padding's) mask.
+    fn step(&self, w: &mut Writer, masked: &[bool], count: i64) {
+        let tiles = self.tiles;
+        let (rows, accumulator, zero) = (tiles.rows, tiles.accumulator, self.zero);
+        let q = w.load("%q", &tiles.q_window, tiles.plan.input, &[tiles.stacked, tiles.plan.head_dim], zero);
+        let m = w.load("%m", &rows, F32, &rows, zero);
+        let l = (!tiles.plan.row_sum_on_mxu).then(|| w.load("%l", &rows, F32, &rows, zero));
+        let acc = w.load("%acc", &accumulator, F32, &accumulator, zero);
+        let mut state = (m, l, acc);
+        for c in 0..count {
+            let s = self.scores(w, &q, c, masked[c as usize]);
+            state = self.update(w, &s, c, state);
+        }
+        let (m, l, acc) = state;
+        if let Some(l) = l {
+            w.store(&l, &rows, "%l", &rows, F32, zero);
+        }
+        w.store(&acc, &accumulator, "%acc", &accumulator, F32, zero);
+        w.store(&m, &rows, "%m", &rows, F32, zero);
+    }
+
+    /// Sub-block `c`'s scores: scale · Q K_cᵀ, soft-capped, biased and masked.
+    fn scores(&self, w: &mut Writer, q: &str, c: i64, masked: bool) -> String {
+        let tiles = self.tiles;
+        let plan = tiles.plan;
+        let (scores, sub, d, input) = (tiles.sub_scores, tiles.sub, plan.head_dim, plan.input);
+        let (group, bq, bk) = (plan.group(), plan.block_q, plan.block_kv);
+        let k = w.load_block("%k", &tiles.k_window, input, &[1, 1, sub, d], &[0, 0, c * sub, 0], &[sub, d]);
         let zeros = w.splat(0.0, &scores);
-        let (q, k) = ((q, vector(&[stacked, d], input)), (k.as_str(), vector(&[sub, d], input)));
-        let (lhs, rhs) = if transposed { (k, q) } else { (q, k) };
+        let (q, k) = ((q, vector(&[tiles.stacked, d], input)), (k.as_str(), vector(&[sub, d], input)));
+        let (lhs, rhs) = if plan.transposed { (k, q) } else { (q, k) };
         let s = w.op(
             "flywheel.matmul",
             &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&scores))],
@@ -535,65 +775,85 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
                 &f32s(&scores),
             );
         }
-        if let (true, Some(bounds)) = (masked, band.as_ref()) {
-            let ints = vector(&scores, I32);
-            let bools = vector(&scores, I1);
-            // Row t * group + g is query t of the block.
-            let (query_axis, key_axis) = if transposed { (1, 0) } else { (0, 1) };
-            let row = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {query_axis}>}}"), &ints);
-            let row = if group > 1 {
-                let heads = w.constant(&format!("dense<{group}>"), &ints);
-                w.binary("arith.divsi", &row, &heads, &ints)
-            } else {
-                row
-            };
-            let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, I32.name())], "", &ints);
-            let row = w.binary("arith.addi", &row, &row_offset, &ints);
-            let column = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {key_axis}>}}"), &ints);
-            let first_key = if c == 0 {
-                bounds.first_key.clone()
-            } else {
-                let offset = w.i32(c * sub);
-                w.binary("arith.addi", &bounds.first_key, &offset, I32.name())
-            };
-            let column_offset = w.op("vector.broadcast", &[(&first_key, I32.name())], "", &ints);
-            let column = w.binary("arith.addi", &column, &column_offset, &ints);
-            let mut conditions = Vec::new();
-            if let Some(right) = bounds.right {
-                // j <= i + right
-                let offset = w.constant(&format!("dense<{right}>"), &ints);
-                let limit = w.binary("arith.addi", &row, &offset, &ints);
-                conditions.push(w.cmpi(3, &column, &limit, &ints, &bools));
-            }
-            if let Some(left) = bounds.left {
-                // j >= i - left
-                let offset = w.constant(&format!("dense<{left}>"), &ints);
-                let limit = w.binary("arith.subi", &row, &offset, &ints);
-                conditions.push(w.cmpi(5, &column, &limit, &ints, &bools));
-            }
-            let select = |w: &mut Writer, keep: &str, s: &str, value: f64| {
-                let replacement = w.splat(value, &scores);
-                w.op(
-                    "arith.select",
-                    &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))],
-                    "",
-                    &f32s(&scores),
-                )
-            };
-            if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
-                s = select(w, &allowed, &s, MASKED);
-            }
-            if let Some(last_real_key) = bounds.last_real_key {
-                let limit = w.constant(&format!("dense<{last_real_key}>"), &ints);
-                let real = w.cmpi(3, &column, &limit, &ints, &bools);
-                s = select(w, &real, &s, PADDING);
-            }
+        match (masked, self.band) {
+            (true, Some(bounds)) => self.band_mask(w, bounds, s, c),
+            _ => s,
+        }
+    }
+
+    /// Scores `s` of sub-block `c` with the keys outside the band masked, and padding keys
+    /// below every masked key.
+    fn band_mask(&self, w: &mut Writer, bounds: &BandTests, mut s: String, c: i64) -> String {
+        let tiles = self.tiles;
+        let (scores, group) = (tiles.sub_scores, tiles.plan.group());
+        let ints = vector(&scores, I32);
+        let bools = vector(&scores, I1);
+        // Row t * group + g is query t of the block.
+        let (query_axis, key_axis) = if tiles.plan.transposed { (1, 0) } else { (0, 1) };
+        let row = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {query_axis}>}}"), &ints);
+        let row = if group > 1 {
+            let heads = w.constant(&format!("dense<{group}>"), &ints);
+            w.binary("arith.divsi", &row, &heads, &ints)
+        } else {
+            row
+        };
+        let row_offset = w.op("vector.broadcast", &[(&bounds.first_query, I32.name())], "", &ints);
+        let row = w.binary("arith.addi", &row, &row_offset, &ints);
+        let column = w.op("tpu.iota", &[], &format!("{{dimensions = array<i32: {key_axis}>}}"), &ints);
+        let first_key = if c == 0 {
+            bounds.first_key.clone()
+        } else {
+            let offset = w.i32(c * tiles.sub);
+            w.binary("arith.addi", &bounds.first_key, &offset, I32.name())
+        };
+        let column_offset = w.op("vector.broadcast", &[(&first_key, I32.name())], "", &ints);
+        let column = w.binary("arith.addi", &column, &column_offset, &ints);
+        let mut conditions = Vec::new();
+        if let Some(right) = bounds.right {
+            // j <= i + right
+            let offset = w.constant(&format!("dense<{right}>"), &ints);
+            let limit = w.binary("arith.addi", &row, &offset, &ints);
+            conditions.push(w.cmpi(3, &column, &limit, &ints, &bools));
+        }
+        if let Some(left) = bounds.left {
+            // j >= i - left
+            let offset = w.constant(&format!("dense<{left}>"), &ints);
+            let limit = w.binary("arith.subi", &row, &offset, &ints);
+            conditions.push(w.cmpi(5, &column, &limit, &ints, &bools));
+        }
+        let select = |w: &mut Writer, keep: &str, s: &str, value: f64| {
+            let replacement = w.splat(value, &scores);
+            w.op(
+                "arith.select",
+                &[(keep, &bools), (s, &f32s(&scores)), (&replacement, &f32s(&scores))],
+                "",
+                &f32s(&scores),
+            )
+        };
+        if let Some(allowed) = conditions.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, &bools)) {
+            s = select(w, &allowed, &s, MASKED);
+        }
+        if let Some(last_real_key) = bounds.last_real_key {
+            let limit = w.constant(&format!("dense<{last_real_key}>"), &ints);
+            let real = w.cmpi(3, &column, &limit, &ints, &bools);
+            s = select(w, &real, &s, PADDING);
         }
         s
-    };
-    // The online-softmax update of (m, l, acc) by sub-block `c`'s scores `s`.
-    let update = |w: &mut Writer, s: &str, c: i64, (m, l, acc): (String, Option<String>, String)| {
-        let scores = sub_scores;
+    }
+
+    /// The online-softmax update of (m, l, acc) by sub-block `c`'s scores `s`.
+    fn update(
+        &self,
+        w: &mut Writer,
+        s: &str,
+        c: i64,
+        (m, l, acc): (String, Option<String>, String),
+    ) -> (String, Option<String>, String) {
+        let tiles = self.tiles;
+        let plan = tiles.plan;
+        let (scores, rows, accumulator, sub, input) =
+            (tiles.sub_scores, tiles.rows, tiles.accumulator, tiles.sub, plan.input);
+        let statistics = tiles.statistics;
         let row_max = statistics.reduce(w, "maximumf", s, &scores, f64::NEG_INFINITY);
         let m_new = w.binary("arith.maximumf", &m, &row_max, &f32s(&rows));
         let m_wide = statistics.widen(w, &m_new, sub);
@@ -606,15 +866,16 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
             let row_sum = statistics.reduce(w, "add", &p, &scores, 0.0);
             w.binary("arith.addf", &l, &row_sum, &f32s(&rows))
         });
-        let alpha_wide = statistics.widen(w, &alpha, width);
+        let alpha_wide = statistics.widen(w, &alpha, tiles.width);
         let acc = w.binary("arith.mulf", &alpha_wide, &acc, &f32s(&accumulator));
         let p =
             if input == F32 { p } else { w.op("arith.truncf", &[(&p, &f32s(&scores))], "", &vector(&scores, input)) };
-        let origin = if transposed { [0, 0, 0, c * sub] } else { [0, 0, c * sub, 0] };
-        let v = w.load_block("%v", &v_window, input, &[1, 1, sub_v[0], sub_v[1]], &origin, &sub_v);
+        let origin = if plan.transposed { [0, 0, 0, c * sub] } else { [0, 0, c * sub, 0] };
+        let sub_v = tiles.sub_v;
+        let v = w.load_block("%v", &tiles.v_window, input, &[1, 1, sub_v[0], sub_v[1]], &origin, &sub_v);
         let zeros = w.splat(0.0, &accumulator);
         let (p, v) = ((p.as_str(), vector(&scores, input)), (v.as_str(), vector(&sub_v, input)));
-        let (lhs, rhs) = if transposed { (v, p) } else { (p, v) };
+        let (lhs, rhs) = if plan.transposed { (v, p) } else { (p, v) };
         let pv = w.op(
             "flywheel.matmul",
             &[(lhs.0, &lhs.1), (rhs.0, &rhs.1), (&zeros, &f32s(&accumulator))],
@@ -623,161 +884,7 @@ pub fn kernel_module(plan: &KernelPlan, symbol: &str) -> String {
         );
         let acc = w.binary("arith.addf", &acc, &pv, &f32s(&accumulator));
         (m_new, l, acc)
-    };
-    // One key block's work, its first `count` sub-blocks; `masked[c]`: sub-block c with
-    // the band's (and key padding's) mask.
-    let step = |w: &mut Writer, masked: &[bool], count: i64| {
-        let q = w.load("%q", &q_window, input, &[stacked, d], &zero);
-        let m = w.load("%m", &rows, F32, &rows, &zero);
-        let l = (!on_mxu).then(|| w.load("%l", &rows, F32, &rows, &zero));
-        let acc = w.load("%acc", &accumulator, F32, &accumulator, &zero);
-        // Sub-blocks in program order; flywheel-pipeline reorders them.
-        let mut state = (m, l, acc);
-        for c in 0..count {
-            let s = scores(w, &q, c, masked[c as usize]);
-            state = update(w, &s, c, state);
-        }
-        let (m, l, acc) = state;
-        if let Some(l) = l {
-            w.store(&l, &rows, "%l", &rows, F32, &zero);
-        }
-        w.store(&acc, &accumulator, "%acc", &accumulator, F32, &zero);
-        w.store(&m, &rows, "%m", &rows, F32, &zero);
-    };
-    // Only key blocks the band's edges (or the end of the keys) cross need the mask: one
-    // step body with it and one without, so no score tile flows out of a branch. Of a
-    // masked block, the sub-blocks wholly past the last key its queries may see (causal
-    // blocks on the diagonal holding fewer queries than keys, the padding) are skipped:
-    // one masked body per count of sub-blocks needed.
-    let unmasked = vec![false; splits as usize];
-    let run = |w: &mut Writer| match band.as_ref() {
-        Some(bounds) => {
-            let counts = plan.reached_counts();
-            if counts == [splits] {
-                w.when(&bounds.crosses, |w| step(w, &plan.masked_sub_blocks(None), splits));
-            } else {
-                // Sub-block c is reached when its first key is at most every reach: sums
-                // and comparisons of the grid indices, as the block tests are. libtpu's
-                // static profile follows those; a count taken by a division and a min it
-                // did not, pricing the bodies behind it as never run (causal MHA 8 x 2048
-                // x 256 on v6e, 1024 x 1024 blocks, where every masked block runs both its
-                // sub-blocks: 80,029 cycles that way, 105,845 with the comparisons, 105,725
-                // with no count bodies at all).
-                let reached = |w: &mut Writer, c: i64| {
-                    let offset = w.i32(c * sub);
-                    let first = w.binary("arith.addi", &bounds.first_key, &offset, I32.name());
-                    let tests: Vec<String> =
-                        bounds.reaches.iter().map(|reach| w.cmpi(3, &first, reach, I32.name(), I1.name())).collect();
-                    tests.into_iter().reduce(|a, b| w.binary("arith.andi", &a, &b, I1.name())).expect("a reach")
-                };
-                for count in counts {
-                    // The first `count` sub-blocks reached, the next (if any) not.
-                    let first_ones = reached(w, count - 1);
-                    let mut runs = w.binary("arith.andi", &bounds.crosses, &first_ones, I1.name());
-                    if count < splits {
-                        let next = reached(w, count);
-                        let not_next = w.not(&next);
-                        runs = w.binary("arith.andi", &runs, &not_next, I1.name());
-                    }
-                    w.when(&runs, |w| step(w, &plan.masked_sub_blocks(Some(count)), count));
-                }
-            }
-            let clear = w.not(&bounds.crosses);
-            w.when(&clear, |w| step(w, &unmasked, splits));
-        }
-        None => step(w, &unmasked, splits),
-    };
-    match band.as_ref().and_then(|bounds| bounds.needed.clone()) {
-        // Key blocks wholly outside the band are skipped.
-        Some(needed) => w.when(&needed, run),
-        None => run(&mut w),
     }
-
-    // Last key block: write acc / l.
-    let last = w.equals(kv_step, plan.grid()[3] - 1);
-    w.when(&last, |w| {
-        let acc = w.load("%acc", &accumulator, F32, &accumulator, &zero);
-        let (acc, l) = if on_mxu {
-            (w.columns(&acc, &accumulator, 0, dv), w.columns(&acc, &accumulator, dv, LANES))
-        } else {
-            (acc, w.load("%l", &rows, F32, &rows, &zero))
-        };
-        let output_tile = if transposed { [dv, stacked] } else { [stacked, dv] };
-        let l = statistics.widen(w, &l, dv);
-        let o = w.binary("arith.divf", &acc, &l, &f32s(&output_tile));
-        let o = if transposed {
-            w.op(
-                "vector.transpose",
-                &[(&o, &f32s(&output_tile))],
-                "{permutation = array<i64: 1, 0>}",
-                &f32s(&[stacked, dv]),
-            )
-        } else {
-            o
-        };
-        let o_tile = [stacked, dv];
-        let o =
-            if output == F32 { o } else { w.op("arith.truncf", &[(&o, &f32s(&o_tile))], "", &vector(&o_tile, output)) };
-        w.store(&o, &o_tile, "%o", &o_window, output, &zero);
-    });
-    w.line("\"func.return\"() : () -> ()");
-
-    // Operands in the call's order: q, k, v, [mask], [bias], then the output, then scratch.
-    let operand = |name: &'static str, shape: &[i64], element: Element, transform: &str| KernelOperand {
-        name,
-        memref: memref(shape, element),
-        window: window(shape, transform),
-    };
-    let mut operands = vec![
-        operand("%q", &q_window, input, "q_blocks"),
-        operand("%k", &k_window, input, "kv_blocks"),
-        operand("%v", &v_window, input, if transposed { "v_t_blocks" } else { "kv_blocks" }),
-    ];
-    if let Some(mask) = &plan.mask {
-        operands.push(operand("%mask", &extra_window(mask, group, bq, bk), I32, "mask_blocks"));
-    }
-    if let Some(bias) = &plan.bias {
-        operands.push(operand("%bias", &extra_window(bias, group, bq, bk), bias.element, "bias_blocks"));
-    }
-    operands.push(operand("%o", &o_window, output, "q_blocks"));
-    let mut scratch = vec![("%m", memref(&rows, F32)), ("%acc", memref(&accumulator, F32))];
-    if !on_mxu {
-        scratch.insert(1, ("%l", memref(&rows, F32)));
-    }
-    // An index map: grid (b, h, qb, kv) to block indices; h is the key/value head. Key
-    // blocks are named through %key_block: with a band, the key block index is clamped
-    // to the blocks the query block needs, so a skipped step names the block its
-    // neighbour holds and the pipeline fetches nothing new for it.
-    let key_block = key_block_clamp(plan);
-    let transform = |name: &str, results: &str| {
-        let prelude = if results.contains("%key_block") { key_block.as_str() } else { "" };
-        index_map(name, &GRID_ARGUMENTS, prelude, results, 4)
-    };
-    let extra_map = |name: &str, extra: &Extra| {
-        let (b, h) = (if extra.one_batch { "%zero" } else { "%b" }, if extra.one_head { "%zero" } else { "%h" });
-        transform(name, &format!("{b}, {h}, %qb, %key_block"))
-    };
-    let mut maps = transform("q_blocks", "%b, %h, %qb, %zero") + &transform("kv_blocks", "%b, %h, %key_block, %zero");
-    if transposed {
-        // Vᵀ: [B, Nkv, Dv, Tk], key blocks along the last axis.
-        maps += &transform("v_t_blocks", "%b, %h, %zero, %key_block");
-    }
-    if let Some(mask) = &plan.mask {
-        maps += &extra_map("mask_blocks", mask);
-    }
-    if let Some(bias) = &plan.bias {
-        maps += &extra_map("bias_blocks", bias);
-    }
-    let function = KernelFunction {
-        name: KERNEL_NAME,
-        grid_arguments: &GRID_ARGUMENTS,
-        grid: &plan.grid(),
-        parallel: &[true, true, true, false],
-        operands: &operands,
-        scratch: &scratch,
-        body: &w.text,
-    };
-    function.module(symbol, &maps)
 }
 
 /// The grid's indices as the kernel and its index maps name them.
