@@ -1,8 +1,12 @@
 // flywheel-lower-to-mosaic: flywheel.attention_kernel (tile IR from flywheel-tile) -> its
 // Mosaic kernel serialized into stablehlo.custom_call @tpu_custom_call, compiled by libtpu
-// (deviceless).
+// (deviceless). The kernels are flywheel-tile's, committed as tile IR (Inputs/*.tile.mlir
+// and ../transforms/Inputs/*.tile.mlir, each with the command that made it), so that the
+// checks of the lowering follow it alone; flywheel-tile's remarks on them are checked
+// from the programs.
 
-// RUN: flywheel-opt %S/../fixtures/attention_gqa_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.gqa.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: flywheel-opt %S/../fixtures/attention_gqa_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true},flywheel-tile)' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: flywheel-opt %S/Inputs/attention-gqa-bf16.tile.mlir --flywheel-lower-to-mosaic -o %t.gqa.mlir
 // REMARK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 4, blocks 128x128, {{.*}})
 // RUN: FileCheck %s --check-prefix=CALL < %t.gqa.mlir
 // Q to [B, Nkv, T x group, D] (each query's 4 group heads in adjacent rows), K and V to
@@ -25,7 +29,7 @@
 // RUN: flywheel compile --target tpu7x %t.gqa.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel-opt %S/../fixtures/attention_causal_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.causal.mlir
 // RUN: flywheel compile --target v6e %t.causal.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/../fixtures/attention_softcap_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.softcap.mlir
+// RUN: flywheel-opt %S/../transforms/Inputs/attention-softcap-f32.tile.mlir --flywheel-lower-to-mosaic -o %t.softcap.mlir
 // RUN: flywheel compile --target tpu7x %t.softcap.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // COMPILE: compiled {{.*}} for
 // COMPILE: flops
@@ -34,7 +38,7 @@
 // may use, in the call's backend_config as Pallas writes vmem_limit_bytes. The
 // transposed kernel at 2048 x 2048 blocks with the lagged max (flywheel-tpu's on v6e)
 // needs 32.41 MiB: with its 36 it compiles; without, at libtpu's default 32, it does not.
-// RUN: sed 's/x256x128xbf16/x4096x128xbf16/g' %S/../Inputs/attention-bnth-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-q=2048 block-kv=2048 key-splits=2 target=v6e},flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline)' -o %t.wide.mlir
+// RUN: flywheel-opt %S/Inputs/attention-transposed-bf16-4096.tile.mlir --pass-pipeline='builtin.module(flywheel-exp-softmax{fold-scale=split lagged-max=transposed},flywheel-pipeline)' -o %t.wide.mlir
 // RUN: flywheel-opt %t.wide.mlir --flywheel-lower-to-mosaic -o %t.wide-36.mlir
 // RUN: FileCheck %s --check-prefix=VMEM < %t.wide-36.mlir
 // VMEM: \22needs_layout_passes\22: true}, \22scoped_memory_configs\22: [{\22memory_space\22: 1, \22offset\22: 0, \22size\22: 37748736}]}"
@@ -54,7 +58,7 @@
 // Static cycles, the kernel by its name (BNTH operands: libtpu 0.0.50.1's static
 // profiler aborts on the kernel when transposes sit on both its inputs and its output,
 // though the module compiles; see the README).
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --flywheel-tile --flywheel-lower-to-mosaic -o %t.bnth.mlir
+// RUN: flywheel-opt %S/../transforms/Inputs/attention-causal-bf16.tile.mlir --flywheel-lower-to-mosaic -o %t.bnth.mlir
 // RUN: flywheel profile --target v6e %t.bnth.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
 // PROFILE: {{[a-z_.0-9]+}} {{ *}}{{[1-9][0-9]*}}
 // PROFILE: total {{ *[1-9][0-9]*}}
@@ -63,12 +67,12 @@
 // ABORT: flywheel: error: libtpu aborted while profiling: Static LLO profiling of {{.*}} failed: FAILED_PRECONDITION: Cannot schedule FIFO pop instruction when the FIFO is empty
 
 // Biases and masks are extra windowed operands (the mask as i32); both compile.
-// RUN: flywheel-opt %S/../fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.mask.mlir
+// RUN: flywheel-opt %S/Inputs/attention-mask-bf16.tile.mlir --flywheel-lower-to-mosaic -o %t.mask.mlir
 // RUN: FileCheck %s --check-prefix=MASK < %t.mask.mlir
 // MASK: "stablehlo.convert"(%arg3) : (tensor<2x1x128x128xi1>) -> tensor<2x1x128x128xi32>
 // MASK: "stablehlo.custom_call"({{.*}} : (tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x1x128x128xi32>) -> tensor<2x4x128x64xbf16>
 // RUN: flywheel compile --target v6e %t.mask.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/../fixtures/attention_dpa_bias_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile,flywheel-lower-to-mosaic)' -o %t.bias.mlir
+// RUN: flywheel-opt %S/../transforms/Inputs/attention-bias-f32.tile.mlir --flywheel-lower-to-mosaic -o %t.bias.mlir
 // RUN: flywheel compile --target v5e %t.bias.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Sliding windows are served (skipping blocks outside the band, masking its edges).
 // RUN: flywheel-opt %S/../fixtures/attention_sliding_window_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{remarks=true causal-block-q=64 causal-block-kv=32},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.window.mlir 2>&1 | FileCheck %s --check-prefix=WINDOW
@@ -76,7 +80,8 @@
 // RUN: flywheel compile --target tpu7x %t.window.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Lengths the blocks do not divide are padded with zeros to whole blocks (the key
 // padding masked in the kernel) and the output sliced back; the result compiles.
-// RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96 remarks=true},flywheel-tile,flywheel-lower-to-mosaic)' -o %t.padded.mlir 2>&1 | FileCheck %s --check-prefix=PADDED-REMARK
+// RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-tile{block-q=48 block-kv=96 remarks=true},flywheel-tile)' 2>&1 >/dev/null | FileCheck %s --check-prefix=PADDED-REMARK
+// RUN: flywheel-opt %S/Inputs/attention-padded-f32.tile.mlir --flywheel-lower-to-mosaic -o %t.padded.mlir
 // PADDED-REMARK: remark: tiled into a Mosaic kernel (grid 2x4x3x2, query group 1, blocks 48x96, {{.*}})
 // RUN: FileCheck %s --check-prefix=PADDED < %t.padded.mlir
 // PADDED: "stablehlo.pad"(%arg0, %{{.*}}) <{edge_padding_high = array<i64: 0, 16, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<2x128x4x64xf32>, tensor<f32>) -> tensor<2x144x4x64xf32>
@@ -105,15 +110,17 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // products ask Mosaic for fp32 precision (the MXU's default would round them to bf16);
 // with gdn-precision=bf16x3 each is three one-pass bf16 products of the operands' high
 // and low bf16 parts instead, taken as one product. The body is checked decoded
-// from the call's config.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=fp32},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
+// from the call's config. The kernel (two value heads, two chunks a step) is committed at
+// flywheel-tile's default gdn-precision=bf16x3; with its products' precision dropped it is
+// the kernel flywheel-tile writes at gdn-precision=fp32.
+// RUN: sed 's/{precision = "bf16x3", /{/' %S/../transforms/Inputs/gdn-bf16.tile.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn.mlir
 // RUN: FileCheck %s --check-prefix=GDN < %t.gdn.mlir
 // GDN: %{{.*}}:2 = "stablehlo.custom_call"({{.*}}call_target_name = "tpu_custom_call"{{.*}}result_layouts = [dense<[2, 1, 0]> : tensor<3xindex>, dense<[3, 2, 1, 0]> : tensor<4xindex>]}> {kernel_name = "flywheel_gated_delta"}
 // GDN-SAME: -> (tensor<1x128x256xbf16>, tensor<1x2x128x128xf32>)
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=FP32
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
 // FP32: "stable_mosaic.tpu.matmul"({{.*}}) {dimension_numbers = {{.*}}, precision = #tpu.contract_precision<fp32>, {{.*}}} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
+// RUN: flywheel-opt %S/../transforms/Inputs/gdn-bf16.tile.mlir --pass-pipeline='builtin.module(flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn3.mlir
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn3.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=BF16X3
 // Each f32 operand is split once, right after its definition (an operand that holds
 // bf16 numbers has no low part, and its product is left out: Kᵀ, below).
@@ -140,8 +147,10 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // Near miss: with one head per step the inverse's products contract over 64 lanes, and
 // three passes side by side would sit at lane offsets 64 and 128 (relaid out): they go
 // apart, hi·lo, then the left parts stacked as one product of twice the rows against the
-// right high part (its weights loaded once), the halves added.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse,flywheel-lower-to-mosaic)' | grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=APART
+// right high part (its weights loaded once), the halves added. (The one-head kernel is
+// committed with fp32 products; at bf16x3 it is the kernel flywheel-tile{gdn-heads=1}
+// writes.)
+// RUN: sed 's/{transpose_rhs = false}/{precision = "bf16x3", transpose_rhs = false}/' %S/../transforms/Inputs/gdn-one-head-fp32.tile.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tri-inverse,flywheel-lower-to-mosaic)' | grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=APART
 // APART-NOT: x192xbf16>
 // APART: %[[HL:.*]] = "stable_mosaic.tpu.matmul"(%[[NH:.*]], %[[NL:.*]], %{{.*}}) {{.*}} : (vector<64x64xbf16>, vector<64x64xbf16>, vector<64x64xf32>) -> vector<64x64xf32>
 // APART-NEXT: %[[BOTH:.*]] = "stable_mosaic.tpu.concatenate"(%[[NH]], %[[NL]]) {dimension = 0 : i32} : ({{.*}}) -> vector<128x64xbf16>
@@ -158,7 +167,7 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3-KEYS-NEXT: %[[KT:.*]] = "stable_mosaic.vector.transpose"(%[[K]])
 // BF16X3-KEYS-NOT: "stable_mosaic.arith.subf"(%[[KT]],
 // Near miss: with f32 inputs Kᵀ is f32 and keeps its low part (three products).
-// RUN: sed 's/xbf16>/xf32>/g' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-precision=bf16x3},flywheel-tri-inverse,flywheel-lower-to-mosaic)' | grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=F32-KEYS
+// RUN: flywheel-opt %S/Inputs/gdn-f32.tile.mlir --pass-pipeline='builtin.module(flywheel-tri-inverse,flywheel-lower-to-mosaic)' | grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=F32-KEYS
 // F32-KEYS: %[[KT:.*]] = "stable_mosaic.vector.transpose"(%{{.*}}) {{.*}} : (vector<64x128xf32>) -> vector<128x64xf32>
 // F32-KEYS: %[[KTH:.*]] = "stable_mosaic.arith.truncf"(%[[KT]])
 // F32-KEYS-NEXT: %[[KTB:.*]] = "stable_mosaic.arith.extf"(%[[KTH]])
@@ -170,8 +179,10 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // BF16X3-KEYS-NEXT: "stable_mosaic.tpu.matmul"(%[[LEFT]], %[[RIGHT]], %{{.*}})
 // BF16X3-KEYS-NOT: "stable_mosaic.arith.subf"(%[[KT]],
 // With gdn-single-pass the products after the inverse are one pass of the operands'
-// bf16 roundings, with no low parts: U and W from T [βV | βe^γK] first.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn1.mlir
+// bf16 roundings, with no low parts: U and W from T [βV | βe^γK] first. (With its products
+// outside the inverse's loop at precision "bf16", the kernel is the one
+// flywheel-tile{gdn-single-pass=true} writes.)
+// RUN: sed '/scf.for/,/scf.yield/!s/precision = "bf16x3"/precision = "bf16"/' %S/../transforms/Inputs/gdn-bf16.tile.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn1.mlir
 // RUN: grep -o 'body\\22: \\22[A-Za-z0-9+/=]*' %t.gdn1.mlir | sed 's/.*\\22//' | base64 -d | FileCheck %s --check-prefix=SINGLE
 // SINGLE: %[[J:.*]] = "stable_mosaic.tpu.concatenate"({{.*}}) {dimension = 1 : i32} : (vector<128x128xf32>, vector<128x128xf32>) -> vector<128x256xf32>
 // SINGLE: %[[T:.*]] = "stable_mosaic.arith.truncf"(%{{.*}}) : (vector<128x128xf32>) -> vector<128x128xbf16>
@@ -184,9 +195,9 @@ func.func @missing(%q: tensor<1x1x128x64xf32>) -> tensor<1x1x128x64xf32> {
 // RUN: flywheel compile --target v5e %t.gdn3.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // The passes apart (one head per step) and the refined inverse (its one-pass products
 // and Newton step) compile too.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn-apart.mlir
+// RUN: sed 's/{transpose_rhs = false}/{precision = "bf16x3", transpose_rhs = false}/' %S/../transforms/Inputs/gdn-one-head-fp32.tile.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tri-inverse,flywheel-lower-to-mosaic)' -o %t.gdn-apart.mlir
 // RUN: flywheel compile --target v6e %t.gdn-apart.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile,flywheel-pipeline,flywheel-tri-inverse{refine-from=1},flywheel-lower-to-mosaic)' -o %t.gdn-refined.mlir
+// RUN: flywheel-opt %S/../transforms/Inputs/gdn-bf16.tile.mlir --pass-pipeline='builtin.module(flywheel-pipeline,flywheel-tri-inverse{refine-from=1},flywheel-lower-to-mosaic)' -o %t.gdn-refined.mlir
 // RUN: flywheel compile --target v6e %t.gdn-refined.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // RUN: flywheel compile --target v5e %t.gdn-refined.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // Token-major windows at head dim 64: the second value head's tiles at lane 64 of the

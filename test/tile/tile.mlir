@@ -358,3 +358,29 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-SINGLE-COUNT-3: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
 // GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x64xf32>, vector<64x128xf32>
 // GDN-SINGLE-NOT: "bf16x3"
+
+// Key sub-blocks: flywheel-tile splits 256-key blocks into two sub-blocks of 128 keys
+// (flywheel-pipeline overlaps them). A key block of one lane tile (128 keys) cannot split
+// into whole lane tiles, so it runs unsplit; 4 sub-blocks of a 256-key block drop to 2.
+// transposed-whole-keys takes transposed kernels' key blocks of at least that many keys
+// whole, one sub-block (flywheel-tpu's 1024); a smaller block, or a standard kernel,
+// keeps key-splits. A non-positive sub-block count, or a negative transposed-whole-keys,
+// is an error, with no output file.
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=TILE-REMARK
+// TILE-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, standard orientation, row sum on the VPU, 2 key sub-block(s))
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=128 key-splits=2 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NARROW
+// NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x2, query group 1, blocks 256x128, standard orientation, row sum on the VPU, 1 key sub-block(s))
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=4 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FEWER
+// FEWER: remark: tiled into a Mosaic kernel ({{.*}}, 2 key sub-block(s))
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-whole-keys=256 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-WHOLE
+// TRANSPOSED-WHOLE: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 1 key sub-block(s))
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-whole-keys=512 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-SMALL
+// TRANSPOSED-SMALL: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 2 key sub-block(s))
+// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 transposed-whole-keys=256 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=STANDARD-TWO
+// STANDARD-TWO: remark: tiled into a Mosaic kernel ({{.*}}, standard orientation, {{.*}}, 2 key sub-block(s))
+// RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=key-splits=0 -o %t.none.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: flywheel-tile: key-splits must be at least 1, not 0
+// RUN: not test -e %t.none.mlir
+// RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-whole-keys=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: flywheel-tile: transposed-whole-keys must be at least 0, not -1
+// RUN: not test -e %t.negative.mlir

@@ -5,10 +5,14 @@
 // schedule by moving them. Each step can be stopped after (steps=annotate|schedule).
 // Gated DeltaNet kernels (at the end) get the same steps over their chunks.
 
+// The kernels are flywheel-tile's, committed as tile IR (Inputs/*.tile.mlir, each with the
+// command that made it), so that the checks of the pass follow it alone; the numerics
+// checks compare with the reference lowering of the attention program.
+
 // flywheel-tile splits 256-key blocks into two sub-blocks of 128 keys, in program order:
-// K rows 0..127, QKᵀ, softmax and PV, then K rows 128..255, QKᵀ, softmax and PV.
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 remarks=true' -o %t.tiled.mlir 2>&1 | FileCheck %s --check-prefix=TILE-REMARK
-// TILE-REMARK: remark: tiled into a Mosaic kernel (grid 1x2x1x1, query group 1, blocks 256x256, standard orientation, row sum on the VPU, 2 key sub-block(s))
+// K rows 0..127, QKᵀ, softmax and PV, then K rows 128..255, QKᵀ, softmax and PV (the
+// kernel committed; how flywheel-tile splits key blocks is tested in tile/tile.mlir).
+// RUN: flywheel-opt %S/Inputs/attention-bf16-split.tile.mlir -o %t.tiled.mlir
 // RUN: FileCheck %s --check-prefix=SEQUENTIAL < %t.tiled.mlir
 // SEQUENTIAL: "flywheel.matmul"({{.*}}) {transpose_rhs = true} : (vector<256x128xbf16>, vector<128x128xbf16>, vector<256x128xf32>) -> vector<256x128xf32>
 // SEQUENTIAL: "math.exp"
@@ -73,48 +77,28 @@
 // CHECKED: check: passed
 
 // Causal: the masked (diagonal) and unmasked step bodies are each pipelined.
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{causal-block-kv=256 key-splits=2},flywheel-pipeline{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=CAUSAL
+// RUN: flywheel-opt %S/Inputs/attention-causal-bf16-split-1024.tile.mlir --flywheel-pipeline=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=CAUSAL
 // CAUSAL: remark: @flywheel_kernel_0: 2 sub-blocks, scores issued 1 update(s) ahead; 2 sub-blocks, scores issued 1 update(s) ahead
 
-// Near misses: a key block of one lane tile (128 keys) cannot split into whole lane
-// tiles, so it runs unsplit and there is nothing to overlap; 4 sub-blocks of a 256-key
-// block drop to 2.
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{block-kv=128 key-splits=2 remarks=true},flywheel-pipeline{remarks=true})' 2>&1 | FileCheck %s --check-prefix=NARROW
-// NARROW: remark: tiled into a Mosaic kernel (grid 1x2x1x2, query group 1, blocks 256x128, standard orientation, row sum on the VPU, 1 key sub-block(s))
-// NARROW: remark: @flywheel_kernel_0: one sub-block: nothing to overlap
-// NARROW-NOT: flywheel.unit
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=4 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FEWER
-// FEWER: remark: tiled into a Mosaic kernel ({{.*}}, 2 key sub-block(s))
-// transposed-whole-keys takes transposed kernels' key blocks of at least that many keys
-// whole, one sub-block (flywheel-tpu's 1024); a smaller block, or a standard kernel,
-// keeps key-splits.
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-whole-keys=256 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-WHOLE
-// TRANSPOSED-WHOLE: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 1 key sub-block(s))
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout{orientation=transposed},flywheel-tile{block-kv=256 key-splits=2 transposed-whole-keys=512 remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=TRANSPOSED-SMALL
-// TRANSPOSED-SMALL: remark: tiled into a Mosaic kernel ({{.*}}, transposed orientation, {{.*}}, 2 key sub-block(s))
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile='block-kv=256 key-splits=2 transposed-whole-keys=256 remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=STANDARD-TWO
-// STANDARD-TWO: remark: tiled into a Mosaic kernel ({{.*}}, standard orientation, {{.*}}, 2 key sub-block(s))
+// Near miss: a kernel of one sub-block (here key blocks of 64) has nothing to overlap.
+// RUN: flywheel-opt %S/Inputs/attention-kv64-bf16.tile.mlir --flywheel-pipeline=remarks=true 2>&1 | FileCheck %s --check-prefix=ONE-SUB-BLOCK
+// ONE-SUB-BLOCK: remark: @flywheel_kernel_0: one sub-block: nothing to overlap
+// ONE-SUB-BLOCK-NOT: flywheel.unit
 // Without tile IR there is nothing to pipeline: the program comes back unchanged.
 // RUN: flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=remarks=true 2>&1 | FileCheck %s --check-prefix=NOTHING
 // NOTHING-NOT: remark
 // NOTHING: "flywheel.attention"
 
-// Diagnostics: a non-positive sub-block count is an error, with no output file; an
-// unknown step is an error.
-// RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=key-splits=0 -o %t.none.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: flywheel-tile: key-splits must be at least 1, not 0
-// RUN: not test -e %t.none.mlir
-// RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-whole-keys=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: error: flywheel-tile: transposed-whole-keys must be at least 0, not -1
-// RUN: not test -e %t.negative.mlir
+// Diagnostics: an unknown step is an error.
 // RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-pipeline=steps=all 2>&1 | FileCheck %s --check-prefix=STEPS
 // STEPS: invalid value 'all' for option 'steps'
 
 // Gated DeltaNet: flywheel-tile writes a grid step's chunks in order (here one step of
-// two 64-token chunks, two value heads stacked): each chunk's parallel work (K Kᵀ and
-// Q Kᵀ as bf16 128x128 products, gates, the inverse, U and W), then its state update
-// (W S with the state loaded at the step's start, V', O and its store, Kᵀ V').
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile -o %t.gdn.mlir
+// two 64-token chunks, two value heads stacked, after flywheel-layout): each chunk's
+// parallel work (K Kᵀ and Q Kᵀ as bf16 128x128 products, gates, the inverse, U and W),
+// then its state update (W S with the state loaded at the step's start, V', O and its
+// store, Kᵀ V').
+// RUN: flywheel-opt %S/Inputs/gdn-bf16.tile.mlir -o %t.gdn.mlir
 // RUN: FileCheck %s --check-prefix=GDN-SEQUENTIAL < %t.gdn.mlir
 // GDN-SEQUENTIAL: %[[S0:.*]] = "vector.shape_cast"(%{{.*}}) : (vector<1x128x128xf32>) -> vector<128x128xf32>
 // GDN-SEQUENTIAL-COUNT-2: {transpose_rhs = true} : (vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>)
@@ -157,7 +141,7 @@
 // RUN: flywheel compile --target v6e %t.gdn.lowered.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 
 // Near misses: one chunk per step has nothing to overlap; lookahead 0 keeps program order.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile{gdn-chunks-per-step=1},flywheel-pipeline{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ONE-CHUNK
+// RUN: flywheel-opt %S/Inputs/gdn-three-heads.tile.mlir --flywheel-pipeline=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=GDN-ONE-CHUNK
 // GDN-ONE-CHUNK: remark: @flywheel_kernel_0: 1 chunk(s): nothing scheduled
 // RUN: flywheel-opt %t.gdn.mlir --flywheel-pipeline='gdn-lookahead=0 remarks=true' -o %t.gdn.unmoved.mlir 2>&1 | FileCheck %s --check-prefix=GDN-NO-LOOKAHEAD
 // GDN-NO-LOOKAHEAD: remark: @flywheel_kernel_0: 2 chunk(s): nothing scheduled

@@ -3,8 +3,11 @@
 // 63 steps X <- I - A X from X = I), becomes the blocked inverse: the same loop on A's
 // diagonal blocks for block - 1 steps, then merges X <- X - X (E X) on the MXU, E the
 // lower-left blocks of A inside blocks twice the size solved so far.
+// The kernels are flywheel-tile's, committed as tile IR (Inputs/*.tile.mlir, each with the
+// command that made it), so that these checks follow this pass alone.
 
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1 gdn-precision=fp32})' -o %t.tiled.mlir
+// One value head per grid step, two chunks, f32 products at Mosaic's fp32.
+// RUN: flywheel-opt %S/Inputs/gdn-one-head-fp32.tile.mlir -o %t.tiled.mlir
 // The baseline: 63 steps on A itself.
 // RUN: FileCheck %s --check-prefix=BASE < %t.tiled.mlir
 // BASE: %[[BELOW:.*]] = "arith.cmpi"(%[[ROW:.*]], %[[COLUMN:.*]]) <{predicate = 4 : i64}>
@@ -60,8 +63,7 @@
 // group's left columns times its right columns stacked back, a 128 x 128 tile, so
 // each product pushes 64 rows through the MXU against 128 x 128 weights, and the
 // groups' products are independent. The products keep the loop's precision.
-// RUN: sed 's/x2x128xbf16/x4x128xbf16/g; s/x2xf32/x4xf32/g; s/1x2x128x128xf32/1x4x128x128xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.stacked-input.mlir
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=SIDE
+// RUN: flywheel-opt %S/Inputs/gdn-four-heads-whole.tile.mlir --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=SIDE
 // SIDE: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // SIDE-NOT: "scf.for"
 // Each element's column within its head's block: column - (column / 64) * 64.
@@ -115,17 +117,17 @@
 
 // Heads whose side-by-side row is not whole lane groups of 128 (three heads, 192
 // lanes) take each product whole: the right operand stacked back to 192 x 192.
-// RUN: sed 's/x2x128xbf16/x3x128xbf16/g; s/x2xf32/x3xf32/g; s/1x2x128x128xf32/1x3x128x128xf32/g' %S/../Inputs/gdn-kernel-bf16.mlir > %t.three-input.mlir
-// RUN: flywheel-opt %t.three-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=3 gdn-chunks-per-step=1},flywheel-tri-inverse)' | FileCheck %s --check-prefix=THREE
+// RUN: flywheel-opt %S/Inputs/gdn-three-heads.tile.mlir --flywheel-tri-inverse | FileCheck %s --check-prefix=THREE
 // THREE-NOT: (vector<64x128xf32>, vector<128x128xf32>
 // THREE-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x192xf32>, vector<192x192xf32>, vector<64x192xf32>) -> vector<64x192xf32>
 
 // Independent inverses of consecutive loops are solved together (interleave, on by
 // default): by default a step works on diagonal blocks of 128 rows (two heads), so four
 // heads make two loops per chunk; their products alternate, and both blocks' T [bV | b
-// e^g K] come after all 20 products of the two inverses. With interleave=false each
-// inverse is solved where its loop was.
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1},flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=TOGETHER
+// e^g K] come after all 20 products of the two inverses (here those of the first of two
+// chunks a step, which are solved apart: below). With interleave=false each inverse is
+// solved where its loop was.
+// RUN: flywheel-opt %S/Inputs/gdn-four-heads.tile.mlir --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=TOGETHER
 // TOGETHER: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (2 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s), 2 loops solved together
 // TOGETHER-NOT: "scf.for"
 // TOGETHER-NOT: vector<128x256xf32>) -> vector<128x256xf32>
@@ -136,7 +138,7 @@
 // TOGETHER: "flywheel.matmul"(%[[N_SECOND]], {{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
 // TOGETHER-COUNT-18: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
 // TOGETHER-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>, vector<128x256xf32>)
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=1},flywheel-tri-inverse{interleave=false remarks=true})' 2>&1 | FileCheck %s --check-prefix=SEPARATE
+// RUN: flywheel-opt %S/Inputs/gdn-four-heads.tile.mlir --flywheel-tri-inverse='interleave=false remarks=true' 2>&1 | FileCheck %s --check-prefix=SEPARATE
 // SEPARATE-COUNT-2: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (2 of them on the diagonal, solved side by side) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s){{$}}
 // SEPARATE-COUNT-10: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>, vector<64x128xf32>)
 // SEPARATE-NEXT: "arith.subf"
@@ -149,17 +151,17 @@
 // chunks' inverses are solved apart (each chunk's two blocks together);
 // flywheel-pipeline issues the second chunk's parallel work before that update, and all
 // four are solved together.
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=2},flywheel-tri-inverse{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNKS-APART
+// RUN: flywheel-opt %S/Inputs/gdn-four-heads.tile.mlir --flywheel-tri-inverse=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNKS-APART
 // CHUNKS-APART-COUNT-2: 3 merge(s), 2 loops solved together
 // CHUNKS-APART-NOT: remark
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-chunks-per-step=2},flywheel-pipeline,flywheel-tri-inverse{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPELINED
+// RUN: flywheel-opt %S/Inputs/gdn-four-heads.tile.mlir --pass-pipeline='builtin.module(flywheel-pipeline,flywheel-tri-inverse{remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPELINED
 // PIPELINED: 3 merge(s), 4 loops solved together
 // PIPELINED-NOT: remark
 
 // With side-by-side=false the inverse works on the stacked 256 x 256 tiles. The defaults
 // otherwise: blocks of 8 by doubling, (I - N)(I + N^2)(I + N^4): 2 squarings and 2
 // products, then 3 merges of 2 products each, all keeping bf16x3.
-// RUN: flywheel-opt %t.stacked-input.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=4 gdn-block-rows=0 gdn-chunks-per-step=1},flywheel-tri-inverse{side-by-side=false remarks=true})' 2>&1 | FileCheck %s --check-prefix=STACKED
+// RUN: flywheel-opt %S/Inputs/gdn-four-heads-whole.tile.mlir --flywheel-tri-inverse='side-by-side=false remarks=true' 2>&1 | FileCheck %s --check-prefix=STACKED
 // STACKED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse (4 of them on the diagonal) blocked: diagonal blocks of 8 by the doubling product, 3 merge(s)
 // STACKED-NOT: dense<128> : vector<256x256xi32>
 // STACKED-NOT: "scf.for"
@@ -179,8 +181,8 @@
 // the loop's precision: R = (I - X) - A X (bf16x3), X <- X + X R (one pass: R is of the
 // order of bf16's rounding), on diagonal blocks of 4 whatever the block option: (I -
 // N)(I + N^2) by doubling is 2 products, then 4 merges of 2: 10 one-pass products before
-// the step.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-heads=1},flywheel-tri-inverse{refine-from=1 remarks=true})' 2>&1 | FileCheck %s --check-prefix=REFINED
+// the step. The kernel's products at bf16x3 (flywheel-tile's default gdn-precision):
+// RUN: sed 's/{transpose_rhs = false}/{precision = "bf16x3", transpose_rhs = false}/' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse='refine-from=1 remarks=true' 2>&1 | FileCheck %s --check-prefix=REFINED
 // REFINED: remark: @flywheel_kernel_0: 64 x 64 triangular inverse blocked: diagonal blocks of 4 by the doubling product, 4 merge(s), products in one bf16 pass and one Newton step
 // REFINED: %[[BELOW:.*]] = "arith.cmpi"({{.*}}) <{predicate = 4 : i64}>
 // REFINED: %[[DIAG:.*]] = "arith.cmpi"({{.*}}) <{predicate = 0 : i64}>
@@ -241,10 +243,10 @@
 // RUN: sed -E 's/"flywheel.matmul"\((%[0-9]+), (%arg[0-9]+), /"flywheel.matmul"(\2, \1, /' %t.tiled.mlir | flywheel-opt --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=ORDER
 // ORDER: remark: @flywheel_kernel_0: loop left alone: the step's product is not A X
 // A chunk no larger than a block is already solved by its loop.
-// RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{chunk=16 gdn-heads=1},flywheel-tri-inverse{block=16 remarks=true})' 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: flywheel-opt %S/Inputs/gdn-chunk-16.tile.mlir --flywheel-tri-inverse='block=16 remarks=true' 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: remark: @flywheel_kernel_0: a 16 x 16 inverse is already one diagonal block of 16
 // Attention kernels have no such loop; bad options are errors.
-// RUN: flywheel-opt %S/../Inputs/attention-bnth-causal-bf16.mlir --pass-pipeline='builtin.module(flywheel-tile,flywheel-tri-inverse{remarks=true})' 2>&1 | FileCheck %s --check-prefix=ATTENTION
+// RUN: flywheel-opt %S/Inputs/attention-causal-bf16.tile.mlir --flywheel-tri-inverse=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark
 // ATTENTION: stable_mosaic.version
 // RUN: not flywheel-opt %t.tiled.mlir --flywheel-tri-inverse=block=12 2>&1 | FileCheck %s --check-prefix=OPTION
