@@ -21,7 +21,7 @@ reads nothing from SMEM; with it, its SMEM work list is made static
 `--ablation` adds each FlyWheel transform alone and together (bench/ablation.json);
 `--flywheel-only` compiles FlyWheel's programs alone and keeps the anchors' rows of
 bench/results.json (valid while libtpu and the anchors are unchanged).
-Not measured: RPA v3 (see the README).
+Not measured: RPA v3 (see docs/benchmarks.md).
 
 Splash's static variant: Splash reads its block mask and next-block table from SMEM
 (scalar prefetch), which libtpu's simulator takes as 0 (every block skipped). The
@@ -55,7 +55,7 @@ CACHE = ROOT / "bench" / ".cache"
 FLYWHEEL = ROOT / "target" / "release" / "flywheel"
 FLYWHEEL_OPT = ROOT / "target" / "release" / "flywheel-opt"
 
-# bf16 flop per cycle of the MXUs. v6e from the compiler's own ISA (DESIGN.md): two MXUs,
+# bf16 flop per cycle of the MXUs. v6e from the compiler's own ISA (docs/design.md): two MXUs,
 # a vmatmul of 16 rows x 256 x 256 every 8 cycles each. tpu7x's bundle dump shows the same
 # two MXUs (mxu0, mxu1) and vmatmul shape, and libtpu estimates its 4096^3 bf16 matmul at
 # 8.57 cycles per vmatmul per MXU (v6e: 8.52): the same 524,288 per TensorCore.
@@ -350,7 +350,7 @@ def shape_name(shape):
 
 
 def markdown(targets):
-    """The README's tables, from bench/results.json and bench/ablation.json."""
+    """docs/benchmarks.md's tables, from bench/results.json and bench/ablation.json."""
     number = lambda value: f"{value:,}" if value else "—"
     percent = lambda value: f"{value:.1%}" if value else ""
     ratio = lambda value: f"{value:.2f}x" if value else "—"
@@ -425,7 +425,7 @@ def main():
     parser.add_argument("--variants", help="Semicolon-separated names of the ablation's transforms to compile (the names hold commas); "
                         "bench/ablation.json keeps its rows of the others (valid while their programs are unchanged)")
     parser.add_argument("--markdown", action="store_true",
-                        help="Print the README's tables from bench/results.json and bench/ablation.json; compile nothing")
+                        help="Print docs/benchmarks.md's tables from bench/results.json and bench/ablation.json; compile nothing")
     arguments = parser.parse_args()
     targets = arguments.targets.split(",")
     if arguments.markdown:

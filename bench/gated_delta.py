@@ -4,7 +4,7 @@ dims 128, bf16), on v6e and tpu7x (deviceless compiles, cached in bench/.cache l
 bench/attention.py).
 
     .venv/bin/python bench/gated_delta.py [--lengths 512,2048,8192,32768] [--targets v6e,tpu7x] [--ablation] [--flywheel-only]
-    .venv/bin/python bench/gated_delta.py --markdown   # the README's table from the JSON
+    .venv/bin/python bench/gated_delta.py --markdown   # docs/benchmarks.md's table from the JSON
 
 Rows are merged into bench/gated_delta.json (a run replaces only the rows it measures;
 with --flywheel-only it measures FlyWheel's rows alone and keeps XLA's).
@@ -62,7 +62,7 @@ estimates, the two rows side by side check the slice. Past 8192 tokens only the 
 profiled (one head per step would simulate 16,384 grid steps).
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
 T [βV | βe^γK], W S, Q S, P V', Kᵀ V') / (cycles x 524,288). tpu-inference's GDN kernel
-is not measured (DESIGN.md: libtpu 0.0.50.1's static profiler aborts on it, "No DMA issue
+is not measured (docs/design.md: libtpu 0.0.50.1's static profiler aborts on it, "No DMA issue
 node found for sync flag", and its grid size comes from runtime data).
 """
 
@@ -268,7 +268,7 @@ def report(rows):
 
 
 def markdown(rows):
-    """The README's table: a row per kernel and length, v6e and tpu7x side by side; the
+    """docs/benchmarks.md's table: a row per kernel and length, v6e and tpu7x side by side; the
     FlyWheel row the speed-ups are against in bold."""
     def cells(kernel, length, target):
         row = next((r for r in rows if (r["kernel"], r["length"], r["target"]) == (kernel, length, target)), None)
@@ -293,7 +293,7 @@ def main():
     parser.add_argument("--flywheel-only", action="store_true",
                         help="measure FlyWheel's rows alone; XLA's rows stay as bench/gated_delta.json has them "
                         "(valid while libtpu and the XLA programs are unchanged)")
-    parser.add_argument("--markdown", action="store_true", help="print bench/gated_delta.json as the README's table, measuring nothing")
+    parser.add_argument("--markdown", action="store_true", help="print bench/gated_delta.json as docs/benchmarks.md's table, measuring nothing")
     args = parser.parse_args()
     if args.markdown:
         return markdown(json.loads(RESULTS.read_text()))

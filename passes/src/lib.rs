@@ -9,6 +9,8 @@
 //! manager) and a `PassInfo` that the registry lists.
 
 pub mod analysis;
+#[cfg(test)]
+mod architecture;
 pub mod lower;
 pub mod options;
 pub mod pass;

@@ -1,6 +1,6 @@
 //! Compiling for TPUs without one: libtpu through PJRT, "deviceless" (a topology
 //! description and `PJRT_Compile` with no client), and reading libtpu's static cycle
-//! profile (`--xla_jf_dump_static_llo_profile_to`, see shared/DESIGN.md).
+//! profile (`--xla_jf_dump_static_llo_profile_to`, see docs/design.md).
 
 use crate::plugin::{mlir_program, Plugin};
 use crate::program::Partitioning;

@@ -209,4 +209,18 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn every_named_pipeline_expands_to_a_pipeline_that_parses_and_builds() {
+        for pipeline in crate::registry::pipelines() {
+            for target in crate::target::Generation::NAMES {
+                let text = pipeline.expand_with(&format!("target={target} remarks=true")).unwrap();
+                let elements = parse(&text).unwrap();
+                assert!(elements.len() > 5, "{text}");
+                let context = flywheel_dialect::create_context();
+                let manager = melior::pass::PassManager::new(&context);
+                add_elements(manager.as_operation_pass_manager(), &elements).unwrap();
+            }
+        }
+    }
 }

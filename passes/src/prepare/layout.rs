@@ -217,9 +217,8 @@ fn choose(attention: AttentionOp, request: Request) -> (&'static str, &'static s
 /// Why the auto orientation keeps an attention standard, if it does: the transposed
 /// kernel with the lagged max was measured faster on v6e and tpu7x at head dims 128 and
 /// 256, and with causality at 128 (on tpu7x with the exact fold `flywheel-tpu` gives
-/// banded kernels there: causal GQA 32/8 x 8192 3,636,701 static cycles against
-/// 4,548,696); libtpu's static profile aborts on the causal transposed kernel at 256 on
-/// v6e, and a window is unmeasured.
+/// banded kernels there); libtpu's static profile aborts on the causal transposed kernel
+/// at 256 on v6e, and a window is unmeasured.
 fn auto_orientation_miss(attention: AttentionOp, value_dim: Option<i64>, generation: Generation) -> Option<String> {
     if generation == Generation::V5e {
         return Some("transposed on v6e and tpu7x only".to_owned());
