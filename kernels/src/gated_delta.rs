@@ -167,215 +167,258 @@ impl GatedDeltaPlan {
 
 /// The kernel module for `plan`, as text.
 pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
-    let (c, dk, dv, heads) = (plan.chunk, plan.key_dim, plan.value_dim, plan.heads_per_step);
-    let input = plan.input;
-    let key_slots = plan.key_heads_per_step();
-    // The step's heads stacked: row r is position r % C of head r / C.
-    let rows = heads * c;
-    let per_step = plan.chunks_per_step;
-    let tokens = per_step * c;
-    let (q_window, v_window) = if plan.token_major_inputs {
-        (vec![1, tokens, key_slots * dk], vec![1, tokens, heads * dv])
-    } else {
-        (vec![1, key_slots, tokens, dk], vec![1, heads, tokens, dv])
-    };
-    let o_window = if plan.token_major_output { vec![1, tokens, heads * dv] } else { vec![1, heads, tokens, dv] };
-    let state_window = [1, heads, dk, dv];
-    // Gate rows per chunk: γ and γ_C (two rows), β (one).
-    let (gamma_window, beta_window) = ([1, 1, per_step, 2, rows], [1, 1, per_step, 1, rows]);
-    let k_t_window = [1, key_slots, dk, per_step * c];
-    let state_scratch = [heads, dk, dv];
-    let precision = plan.bf16x3.then_some(Precision::Bf16x3);
-    let after_inverse = if plan.single_pass_products { Some(Precision::Bf16) } else { precision };
-    let mut w = Writer::new(2);
+    let kernel = Kernel::new(plan);
+    kernel.module(symbol, &kernel.body())
+}
 
-    // The first chunk starts from the initial state (or zeros).
-    let first = w.equals("%c", 0);
-    w.when(&first, |w| {
-        for head in 0..heads {
-            let initial = if plan.initial_state {
-                w.load_block("%s0", &state_window, F32, &[1, 1, dk, dv], &[0, head, 0, 0], &[dk, dv])
-            } else {
-                w.splat(0.0, &[dk, dv])
-            };
-            w.store_block(&initial, &[dk, dv], "%state", &state_scratch, F32, &[1, dk, dv], &[head, 0, 0]);
-        }
-    });
-    let to_f32 = |w: &mut Writer, value: &str, shape: &[i64]| {
-        if input == F32 {
-            value.to_owned()
-        } else {
-            w.op("arith.extf", &[(value, &vector(shape, input))], "", &f32s(shape))
-        }
-    };
-    let exp_name = if plan.exp2_gates { "math.exp2" } else { "math.exp" };
-    let exp = |w: &mut Writer, value: &str, shape: &[i64]| w.op(exp_name, &[(value, &f32s(shape))], FAST, &f32s(shape));
+/// A kernel being written: the plan and the shapes, windows and precisions that follow
+/// from it. Its methods write the body's steps in the order the kernel runs them, each
+/// through the one `Writer` that names the SSA values.
+struct Kernel<'p> {
+    plan: &'p GatedDeltaPlan,
+    /// The chunk C, and (`dk`, `dv`) the key and value head dims.
+    c: i64,
+    dk: i64,
+    dv: i64,
+    /// Value heads per grid step.
+    heads: i64,
+    input: Element,
+    /// Key heads per grid step; `repeats`: value heads per key head among them.
+    key_slots: i64,
+    repeats: i64,
+    /// The step's heads stacked: row r is position r % C of head r / C.
+    rows: i64,
+    /// Chunks per grid step.
+    per_step: i64,
+    /// The chunk-parallel tiles' diagonal blocks: `block_heads` heads, B = block_heads x C
+    /// rows (`block_rows`).
+    block_heads: i64,
+    block_rows: i64,
+    q_window: Vec<i64>,
+    v_window: Vec<i64>,
+    o_window: Vec<i64>,
+    state_window: [i64; 4],
+    gamma_window: [i64; 5],
+    beta_window: [i64; 5],
+    k_t_window: [i64; 4],
+    state_scratch: [i64; 3],
+    /// The precision of the products up to the inverse, and (`after_inverse`) after it.
+    precision: Option<Precision>,
+    after_inverse: Option<Precision>,
+    /// B x B, and the types of a B x B tile, a block's keys, a gate row [1, B], a state
+    /// [Dk, Dv] and a block's values [B, Dv].
+    square: [i64; 2],
+    square_type: String,
+    key_type: String,
+    row_type: String,
+    state_type: String,
+    value_type: String,
+}
 
-    // The chunk-parallel tiles are block diagonal over the step's heads; they are worked
-    // on as diagonal blocks of `block_heads` heads (B = block_heads x C rows), since
-    // everything off those blocks is zero. Masks over (i, j) = (row, column) of a B x B
-    // block: the lower triangle (with and without its diagonal) within each head's C x C
-    // diagonal block.
-    let block_heads = plan.block_heads;
-    let block_rows = block_heads * c;
-    let square = [block_rows, block_rows];
-    let square_type = f32s(&square);
-    let ints = vector(&square, I32);
-    let bools = vector(&square, I1);
-    let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
-    let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
-    let on_or_below = w.cmpi(5, &row, &column, &ints, &bools);
-    let below = w.cmpi(4, &row, &column, &ints, &bools);
-    let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
-    let same_head = if block_heads == 1 {
-        None
-    } else {
-        let chunk = w.constant(&format!("dense<{c}>"), &ints);
-        let (row_head, column_head) =
-            (w.binary("arith.divsi", &row, &chunk, &ints), w.binary("arith.divsi", &column, &chunk, &ints));
-        Some(w.cmpi(0, &row_head, &column_head, &ints, &bools))
-    };
-    let within = |w: &mut Writer, mask: &str| match &same_head {
-        Some(same) => w.binary("arith.andi", mask, same, &bools),
-        None => mask.to_owned(),
-    };
-    let (on_or_below, below) = (within(&mut w, &on_or_below), within(&mut w, &below));
-    let (ones, zeros) = (w.splat(1.0, &square), w.splat(0.0, &square));
-    let identity = w.select(&diagonal, &ones, &zeros, &square);
-    let minus_infinity = w.splat(f64::NEG_INFINITY, &square);
-    let score_scale = w.splat(plan.scale, &square);
+/// Tiles every chunk of a grid step uses. Masks over (i, j) = (row, column) of a B x B
+/// block: the lower triangle (with and without its diagonal) within each head's C x C
+/// diagonal block.
+struct Constants {
+    on_or_below: String,
+    below: String,
+    zeros: String,
+    identity: String,
+    minus_infinity: String,
+    score_scale: String,
+    /// log2(e) as a gate row, with `exp2_gates`.
+    log2_e: Option<String>,
+    row_scale: String,
+}
 
-    // Q and K stacked like the value heads reading them: each key head's tiles repeated
-    // for its value heads in the step. Kᵀ per key head, for the state updates.
-    let repeats = heads / key_slots;
-    // Key head `slot`'s [C, Dk] tile of chunk `sub` in `name` (%q or %k).
-    let key_tile = |w: &mut Writer, name: &str, sub: i64, slot: i64| {
-        if plan.token_major_inputs {
-            w.load_block(name, &q_window, input, &[1, c, dk], &[0, sub * c, slot * dk], &[c, dk])
+/// A diagonal block's gate rows ([1, B]) for one chunk: γ (in base 2 with `exp2_gates`)
+/// and β, and e^{γ_C - γ}, e^{γ_C}, β e^γ and scale e^γ.
+struct Gates {
+    gamma: String,
+    beta: String,
+    decay_to_end: String,
+    e_total: String,
+    beta_e_gamma: String,
+    scaled_e_gamma: String,
+}
+
+impl<'p> Kernel<'p> {
+    fn new(plan: &'p GatedDeltaPlan) -> Kernel<'p> {
+        let (c, dk, dv, heads) = (plan.chunk, plan.key_dim, plan.value_dim, plan.heads_per_step);
+        let key_slots = plan.key_heads_per_step();
+        let rows = heads * c;
+        let per_step = plan.chunks_per_step;
+        let tokens = per_step * c;
+        let (q_window, v_window) = if plan.token_major_inputs {
+            (vec![1, tokens, key_slots * dk], vec![1, tokens, heads * dv])
         } else {
-            w.load_block(name, &q_window, input, &[1, 1, c, dk], &[0, slot, sub * c, 0], &[c, dk])
+            (vec![1, key_slots, tokens, dk], vec![1, heads, tokens, dv])
+        };
+        let o_window = if plan.token_major_output { vec![1, tokens, heads * dv] } else { vec![1, heads, tokens, dv] };
+        let precision = plan.bf16x3.then_some(Precision::Bf16x3);
+        let block_rows = plan.block_heads * c;
+        let square = [block_rows, block_rows];
+        Kernel {
+            plan,
+            c,
+            dk,
+            dv,
+            heads,
+            input: plan.input,
+            key_slots,
+            repeats: heads / key_slots,
+            rows,
+            per_step,
+            block_heads: plan.block_heads,
+            block_rows,
+            q_window,
+            v_window,
+            o_window,
+            state_window: [1, heads, dk, dv],
+            // Gate rows per chunk: γ and γ_C (two rows), β (one).
+            gamma_window: [1, 1, per_step, 2, rows],
+            beta_window: [1, 1, per_step, 1, rows],
+            k_t_window: [1, key_slots, dk, per_step * c],
+            state_scratch: [heads, dk, dv],
+            precision,
+            after_inverse: if plan.single_pass_products { Some(Precision::Bf16) } else { precision },
+            square,
+            square_type: f32s(&square),
+            key_type: vector(&[block_rows, dk], plan.input),
+            row_type: f32s(&[1, block_rows]),
+            state_type: f32s(&[dk, dv]),
+            value_type: f32s(&[block_rows, dv]),
         }
-    };
-    // The step's key heads' tiles of chunk `sub`, [key_slots, 1, C, Dk].
-    let load_keys = |w: &mut Writer, name: &str, sub: i64| {
-        if !plan.token_major_inputs {
-            return w.load_block(
-                name,
-                &q_window,
-                input,
-                &[1, key_slots, c, dk],
-                &[0, 0, sub * c, 0],
-                &[key_slots, 1, c, dk],
-            );
+    }
+
+    /// The kernel function's body: the step's chunks in order, each state handed to the
+    /// next in registers, between the state scratch's load and store.
+    fn body(&self) -> String {
+        let (dk, dv) = (self.dk, self.dv);
+        let mut w = Writer::new(2);
+        self.start_from_initial_state(&mut w);
+        let constants = self.constants(&mut w);
+        let step_keys_transposed = self.step_keys_transposed(&mut w);
+        let mut states: Vec<String> = (0..self.heads)
+            .map(|head| w.load_block("%state", &self.state_scratch, F32, &[1, dk, dv], &[head, 0, 0], &[dk, dv]))
+            .collect();
+        for sub in 0..self.per_step {
+            states = self.chunk(&mut w, &constants, step_keys_transposed.as_deref(), sub, &states);
         }
-        let tiles: Vec<String> = (0..key_slots).map(|slot| key_tile(w, name, sub, slot)).collect();
-        let joined = w.concatenate(&tiles, &[c, dk], input, 0);
-        w.op(
-            "vector.shape_cast",
-            &[(&joined, &vector(&[key_slots * c, dk], input))],
-            "",
-            &vector(&[key_slots, 1, c, dk], input),
-        )
-    };
-    let stacked = |w: &mut Writer, tiles: &str| {
-        let spread = w.op(
-            "vector.broadcast",
-            &[(tiles, &vector(&[key_slots, 1, c, dk], input))],
-            "",
-            &vector(&[key_slots, repeats, c, dk], input),
-        );
-        w.op(
-            "vector.shape_cast",
-            &[(&spread, &vector(&[key_slots, repeats, c, dk], input))],
-            "",
-            &vector(&[rows, dk], input),
-        )
-    };
-    // Shapes and helpers every chunk of the step uses; a gate row is [1, B].
-    let key_type = vector(&[block_rows, dk], input);
-    let row_type = f32s(&[1, block_rows]);
-    // A row as the column [B, width] whose row i is entry i, repeated.
-    let column_of = |w: &mut Writer, value: &str, width: i64| {
-        let wide = w.op("vector.broadcast", &[(value, &row_type)], "", &f32s(&[width, block_rows]));
-        w.op(
-            "vector.transpose",
-            &[(&wide, &f32s(&[width, block_rows]))],
-            "{permutation = array<i64: 1, 0>}",
-            &f32s(&[block_rows, width]),
-        )
-    };
-    // Rows first .. first + C of a [height, width] tile.
-    let rows_at = |w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64| {
-        let attributes = format!("{{offsets = [{first}, 0], sizes = [{c}, {width}], strides = [1, 1]}}");
-        w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[c, width]))
-    };
-    // Rows first .. first + B of a stacked [R, width] tile of `element`s.
-    let block_of = |w: &mut Writer, value: &str, width: i64, element: Element, block: i64| {
-        if block_heads == heads {
-            return value.to_owned();
-        }
-        let attributes =
-            format!("{{offsets = [{}, 0], sizes = [{block_rows}, {width}], strides = [1, 1]}}", block * block_rows);
-        w.op(
-            "vector.extract_strided_slice",
-            &[(value, &vector(&[rows, width], element))],
-            &attributes,
-            &vector(&[block_rows, width], element),
-        )
-    };
-    // Head `head`'s rows of its block's [B, width] tile.
-    let head_rows = |w: &mut Writer, blocks: &[String], width: i64, head: i64| {
-        rows_at(w, &blocks[(head / block_heads) as usize], [block_rows, width], head % block_heads * c)
-    };
-    let state_type = f32s(&[dk, dv]);
-    // A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
-    let stack = |w: &mut Writer, parts: &[String]| w.concatenate(parts, &[c, dv], F32, 0);
-    // An f32 [rows, Dv] tile of the output in the output's element type.
-    let to_output = |w: &mut Writer, o: String, rows: i64| {
-        if plan.output == F32 {
-            o
+        self.save_states(&mut w, &states);
+        w.line("\"func.return\"() : () -> ()");
+        w.text
+    }
+
+    /// The first chunk starts from the initial state (or zeros).
+    fn start_from_initial_state(&self, w: &mut Writer) {
+        let (dk, dv) = (self.dk, self.dv);
+        let first = w.equals("%c", 0);
+        w.when(&first, |w| {
+            for head in 0..self.heads {
+                let initial = if self.plan.initial_state {
+                    w.load_block("%s0", &self.state_window, F32, &[1, 1, dk, dv], &[0, head, 0, 0], &[dk, dv])
+                } else {
+                    w.splat(0.0, &[dk, dv])
+                };
+                w.store_block(&initial, &[dk, dv], "%state", &self.state_scratch, F32, &[1, dk, dv], &[head, 0, 0]);
+            }
+        });
+    }
+
+    /// The masks, the identity and the constant tiles and rows every chunk multiplies by.
+    fn constants(&self, w: &mut Writer) -> Constants {
+        let square = &self.square;
+        let ints = vector(square, I32);
+        let bools = vector(square, I1);
+        let row = w.op("tpu.iota", &[], "{dimensions = array<i32: 0>}", &ints);
+        let column = w.op("tpu.iota", &[], "{dimensions = array<i32: 1>}", &ints);
+        let on_or_below = w.cmpi(5, &row, &column, &ints, &bools);
+        let below = w.cmpi(4, &row, &column, &ints, &bools);
+        let diagonal = w.cmpi(0, &row, &column, &ints, &bools);
+        let same_head = if self.block_heads == 1 {
+            None
         } else {
-            w.op("arith.truncf", &[(&o, &f32s(&[rows, dv]))], "", &vector(&[rows, dv], plan.output))
+            let chunk = w.constant(&format!("dense<{}>", self.c), &ints);
+            let (row_head, column_head) =
+                (w.binary("arith.divsi", &row, &chunk, &ints), w.binary("arith.divsi", &column, &chunk, &ints));
+            Some(w.cmpi(0, &row_head, &column_head, &ints, &bools))
+        };
+        let within = |w: &mut Writer, mask: &str| match &same_head {
+            Some(same) => w.binary("arith.andi", mask, same, &bools),
+            None => mask.to_owned(),
+        };
+        let (on_or_below, below) = (within(w, &on_or_below), within(w, &below));
+        let (ones, zeros) = (w.splat(1.0, square), w.splat(0.0, square));
+        let identity = w.select(&diagonal, &ones, &zeros, square);
+        let minus_infinity = w.splat(f64::NEG_INFINITY, square);
+        let score_scale = w.splat(self.plan.scale, square);
+        let log2_e = self.plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, self.block_rows]));
+        let row_scale = w.splat(self.plan.scale, &[1, self.block_rows]);
+        Constants { on_or_below, below, zeros, identity, minus_infinity, score_scale, log2_e, row_scale }
+    }
+
+    /// With `keys_transposed`, each key head's Kᵀ for the whole step, [Dk, chunks x C] in
+    /// f32, read once and sliced per chunk.
+    fn step_keys_transposed(&self, w: &mut Writer) -> Option<Vec<String>> {
+        let (dk, width) = (self.dk, self.per_step * self.c);
+        self.plan.keys_transposed.then(|| {
+            (0..self.key_slots)
+                .map(|slot| {
+                    let tile = w.load_block(
+                        "%k_t",
+                        &self.k_t_window,
+                        self.input,
+                        &[1, 1, dk, width],
+                        &[0, slot, 0, 0],
+                        &[dk, width],
+                    );
+                    self.to_f32(w, &tile, &[dk, width])
+                })
+                .collect()
+        })
+    }
+
+    /// Chunk `sub` of the step: its chunk-parallel work, then the serial part from
+    /// `states`, which writes the chunk's output; returns the states after the chunk.
+    fn chunk(
+        &self,
+        w: &mut Writer,
+        constants: &Constants,
+        step_keys_transposed: Option<&[String]>,
+        sub: i64,
+        states: &[String],
+    ) -> Vec<String> {
+        let (q_tiles, k_tiles) = (self.load_keys(w, "%q", sub), self.load_keys(w, "%k", sub));
+        let (q_step, k_step) = (self.stacked(w, &q_tiles), self.stacked(w, &k_tiles));
+        let keys_transposed = self.keys_transposed(w, step_keys_transposed, sub);
+        let mut parallel = ChunkParallel::default();
+        for block in 0..self.heads / self.block_heads {
+            self.chunk_parallel(w, constants, (&q_step, &k_step), sub, block, &mut parallel);
         }
-    };
-    // Constant rows every chunk multiplies by.
-    let log2_e = plan.exp2_gates.then(|| w.splat(std::f64::consts::LOG2_E, &[1, block_rows]));
-    let row_scale = w.splat(plan.scale, &[1, block_rows]);
-    // The step's chunks in order, each state handed to the next in registers.
-    let step_keys_transposed: Option<Vec<String>> = plan.keys_transposed.then(|| {
-        (0..key_slots)
+        // The serial part, per head, stage by stage across the heads so their independent
+        // chains interleave.
+        let (new_values, from_state) = self.new_values(w, &parallel, states);
+        let decayed_values = self.output(w, &parallel, &new_values, &from_state, sub);
+        self.updated_states(w, &parallel, &decayed_values, &keys_transposed, states)
+    }
+
+    /// Kᵀ of each of the step's key heads in chunk `sub`, [Dk, C] in f32, for the state
+    /// updates: sliced from the step's transposed keys, or a transpose of the chunk's K.
+    fn keys_transposed(&self, w: &mut Writer, step_keys_transposed: Option<&[String]>, sub: i64) -> Vec<String> {
+        let (c, dk) = (self.c, self.dk);
+        (0..self.key_slots)
             .map(|slot| {
-                let tile = w.load_block(
-                    "%k_t",
-                    &k_t_window,
-                    input,
-                    &[1, 1, dk, per_step * c],
-                    &[0, slot, 0, 0],
-                    &[dk, per_step * c],
-                );
-                to_f32(&mut w, &tile, &[dk, per_step * c])
-            })
-            .collect()
-    });
-    let mut states: Vec<String> = (0..heads)
-        .map(|head| w.load_block("%state", &state_scratch, F32, &[1, dk, dv], &[head, 0, 0], &[dk, dv]))
-        .collect();
-    for sub in 0..per_step {
-        let (q_tiles, k_tiles) = (load_keys(&mut w, "%q", sub), load_keys(&mut w, "%k", sub));
-        let (q_step, k_step) = (stacked(&mut w, &q_tiles), stacked(&mut w, &k_tiles));
-        let keys_transposed: Vec<String> = (0..key_slots)
-            .map(|slot| {
-                if let Some(columns) = &step_keys_transposed {
+                if let Some(columns) = step_keys_transposed {
                     let attributes = format!("{{offsets = [0, {}], sizes = [{dk}, {c}], strides = [1, 1]}}", sub * c);
                     return w.op(
                         "vector.extract_strided_slice",
-                        &[(&columns[slot as usize], &f32s(&[dk, per_step * c]))],
+                        &[(&columns[slot as usize], &f32s(&[dk, self.per_step * c]))],
                         &attributes,
                         &f32s(&[dk, c]),
                     );
                 }
-                let tile = key_tile(&mut w, "%k", sub, slot);
-                let tile = to_f32(&mut w, &tile, &[c, dk]);
+                let tile = self.key_tile(w, "%k", sub, slot);
+                let tile = self.to_f32(w, &tile, &[c, dk]);
                 w.op(
                     "vector.transpose",
                     &[(&tile, &f32s(&[c, dk]))],
@@ -383,287 +426,482 @@ pub fn kernel_module(plan: &GatedDeltaPlan, symbol: &str) -> String {
                     &f32s(&[dk, c]),
                 )
             })
-            .collect();
-        let mut parallel = ChunkParallel::default();
-        for block in 0..heads / block_heads {
-            let (q, k) = (block_of(&mut w, &q_step, dk, input, block), block_of(&mut w, &k_step, dk, input, block));
-            let kk = w.matmul((&k, &key_type), (&k, &key_type), &square, true, precision);
-            let qk = w.matmul((&q, &key_type), (&k, &key_type), &square, true, precision);
-            let (q, k) = (to_f32(&mut w, &q, &[block_rows, dk]), to_f32(&mut w, &k, &[block_rows, dk]));
-            let v = if plan.token_major_inputs {
-                let tiles: Vec<String> = (block * block_heads..(block + 1) * block_heads)
-                    .map(|head| w.load_block("%v", &v_window, input, &[1, c, dv], &[0, sub * c, head * dv], &[c, dv]))
-                    .collect();
-                w.concatenate(&tiles, &[c, dv], input, 0)
-            } else {
-                w.load_block(
-                    "%v",
-                    &v_window,
-                    input,
-                    &[1, block_heads, c, dv],
-                    &[0, block * block_heads, sub * c, 0],
-                    &[block_rows, dv],
-                )
-            };
-            // Gate rows: γ = cumsum(g) within each head's chunk, γ_C (each head's last
-            // entry of γ) repeated across its positions, β.
-            let gate = |w: &mut Writer, name: &str, window: &[i64], row: i64| {
-                w.load_block(
-                    name,
-                    window,
-                    F32,
-                    &[1, 1, 1, 1, block_rows],
-                    &[0, 0, sub, row, block * block_rows],
-                    &[1, block_rows],
-                )
-            };
-            let (gamma, total, beta) = (
-                gate(&mut w, "%gamma", &gamma_window, 0),
-                gate(&mut w, "%gamma", &gamma_window, 1),
-                gate(&mut w, "%beta", &beta_window, 0),
-            );
-            let (gamma, total) = match &log2_e {
-                Some(log2_e) => (
-                    w.binary("arith.mulf", &gamma, log2_e, &row_type),
-                    w.binary("arith.mulf", &total, log2_e, &row_type),
-                ),
-                None => (gamma, total),
-            };
-            let e_gamma = exp(&mut w, &gamma, &[1, block_rows]);
-            let to_end = w.binary("arith.subf", &total, &gamma, &row_type);
-            let decay_to_end = exp(&mut w, &to_end, &[1, block_rows]);
-            let e_total = exp(&mut w, &total, &[1, block_rows]);
-            let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, &row_type);
-            let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &row_scale, &row_type);
+            .collect()
+    }
 
-            // D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0
-            // elsewhere (never exp of a rise).
-            let gamma_i = column_of(&mut w, &gamma, block_rows);
-            let gamma_j = w.op("vector.broadcast", &[(&gamma, &row_type)], "", &square_type);
-            let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &square_type);
-            let rise = w.select(&on_or_below, &rise, &minus_infinity, &square);
-            let decay = exp(&mut w, &rise, &square);
+    /// The chunk-parallel work of diagonal block `block` in chunk `sub` (from the step's
+    /// stacked Q and K), its results added to `parallel`.
+    fn chunk_parallel(
+        &self,
+        w: &mut Writer,
+        constants: &Constants,
+        (q_step, k_step): (&str, &str),
+        sub: i64,
+        block: i64,
+        parallel: &mut ChunkParallel,
+    ) {
+        let (dk, dv, block_rows) = (self.dk, self.dv, self.block_rows);
+        let (q, k) = (self.block_of(w, q_step, dk, self.input, block), self.block_of(w, k_step, dk, self.input, block));
+        let kk = w.matmul((&k, &self.key_type), (&k, &self.key_type), &self.square, true, self.precision);
+        let qk = w.matmul((&q, &self.key_type), (&k, &self.key_type), &self.square, true, self.precision);
+        let (q, k) = (self.to_f32(w, &q, &[block_rows, dk]), self.to_f32(w, &k, &[block_rows, dk]));
+        let v = self.load_values(w, sub, block);
+        let gates = self.gates(w, constants, sub, block);
+        let decay = self.decay(w, constants, &gates.gamma);
+        let t = self.inverse(w, constants, &kk, &decay, &gates.beta);
+        let (u, w_tile) = self.u_and_w(w, &t, &v, &k, &gates);
+        let q_scale = self.column_of(w, &gates.scaled_e_gamma, dk);
+        parallel.q_scaled.push(w.binary("arith.mulf", &q_scale, &q, &f32s(&[block_rows, dk])));
+        parallel.to_end.push(self.column_of(w, &gates.decay_to_end, dv));
+        parallel.e_total.push(self.column_of(w, &gates.e_total, dv));
+        let weights = w.binary("arith.mulf", &qk, &decay, &self.square_type);
+        parallel.weights.push(w.binary("arith.mulf", &weights, &constants.score_scale, &self.square_type));
+        parallel.u.push(u);
+        parallel.w.push(w_tile);
+    }
 
-            // A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I +
-            // A)⁻¹ by forward substitution: A is block diagonal, so C - 1 steps settle
-            // every row.
-            let beta_i = column_of(&mut w, &beta, block_rows);
-            let a = w.binary("arith.mulf", &kk, &decay, &square_type);
-            let a = w.binary("arith.mulf", &a, &beta_i, &square_type);
-            let a = w.select(&below, &a, &zeros, &square);
-            let t = w.repeat(0, c - 1, (&identity, &square_type), |w, _, x| {
-                let ax = w.matmul((&a, &square_type), (x, &square_type), &square, false, precision);
-                w.binary("arith.subf", &identity, &ax, &square_type)
-            });
-
-            // U = T (β V), W = T (β e^γ K), for all the block's heads at once.
-            let vf = to_f32(&mut w, &v, &[block_rows, dv]);
-            let beta_v = column_of(&mut w, &beta, dv);
-            let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[block_rows, dv]));
-            let beta_k = column_of(&mut w, &beta_e_gamma, dk);
-            let beta_k = w.binary("arith.mulf", &beta_k, &k, &f32s(&[block_rows, dk]));
-            // With shared operands one product T [βV | βe^γK] (as wide as the MXU at head
-            // dims 128) gives both.
-            let (u, w_tile) = if plan.shared_operands {
-                let joined_type = f32s(&[block_rows, dv + dk]);
-                let joined = w.op(
-                    "tpu.concatenate",
-                    &[(&beta_v, &f32s(&[block_rows, dv])), (&beta_k, &f32s(&[block_rows, dk]))],
-                    "{dimension = 1 : i32}",
-                    &joined_type,
-                );
-                let both =
-                    w.matmul((&t, &square_type), (&joined, &joined_type), &[block_rows, dv + dk], false, after_inverse);
-                (w.columns(&both, &[block_rows, dv + dk], 0, dv), w.columns(&both, &[block_rows, dv + dk], dv, dk))
-            } else {
-                let u = w.matmul(
-                    (&t, &square_type),
-                    (&beta_v, &f32s(&[block_rows, dv])),
-                    &[block_rows, dv],
-                    false,
-                    after_inverse,
-                );
-                (
-                    u,
-                    w.matmul(
-                        (&t, &square_type),
-                        (&beta_k, &f32s(&[block_rows, dk])),
-                        &[block_rows, dk],
-                        false,
-                        after_inverse,
-                    ),
-                )
-            };
-            let q_scale = column_of(&mut w, &scaled_e_gamma, dk);
-            parallel.q_scaled.push(w.binary("arith.mulf", &q_scale, &q, &f32s(&[block_rows, dk])));
-            parallel.to_end.push(column_of(&mut w, &decay_to_end, dv));
-            parallel.e_total.push(column_of(&mut w, &e_total, dv));
-            let weights = w.binary("arith.mulf", &qk, &decay, &square_type);
-            parallel.weights.push(w.binary("arith.mulf", &weights, &score_scale, &square_type));
-            parallel.u.push(u);
-            parallel.w.push(w_tile);
+    /// Block `block`'s values in chunk `sub`, [B, Dv].
+    fn load_values(&self, w: &mut Writer, sub: i64, block: i64) -> String {
+        let (c, dv, block_heads) = (self.c, self.dv, self.block_heads);
+        if self.plan.token_major_inputs {
+            let tiles: Vec<String> = (block * block_heads..(block + 1) * block_heads)
+                .map(|head| {
+                    w.load_block("%v", &self.v_window, self.input, &[1, c, dv], &[0, sub * c, head * dv], &[c, dv])
+                })
+                .collect();
+            w.concatenate(&tiles, &[c, dv], self.input, 0)
+        } else {
+            w.load_block(
+                "%v",
+                &self.v_window,
+                self.input,
+                &[1, block_heads, c, dv],
+                &[0, block * block_heads, sub * c, 0],
+                &[self.block_rows, dv],
+            )
         }
+    }
 
-        // The serial part, per head, stage by stage across the heads so their independent
-        // chains interleave: V' = U - W S; O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V';
-        // S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V').
+    /// Block `block`'s gate rows in chunk `sub`: γ = cumsum(g) within each head's chunk,
+    /// γ_C (each head's last entry of γ) repeated across its positions, β; and their
+    /// exponentials.
+    fn gates(&self, w: &mut Writer, constants: &Constants, sub: i64, block: i64) -> Gates {
+        let block_rows = self.block_rows;
+        let gate = |w: &mut Writer, name: &str, window: &[i64], row: i64| {
+            w.load_block(
+                name,
+                window,
+                F32,
+                &[1, 1, 1, 1, block_rows],
+                &[0, 0, sub, row, block * block_rows],
+                &[1, block_rows],
+            )
+        };
+        let (gamma, total, beta) = (
+            gate(w, "%gamma", &self.gamma_window, 0),
+            gate(w, "%gamma", &self.gamma_window, 1),
+            gate(w, "%beta", &self.beta_window, 0),
+        );
+        let row_type = &self.row_type;
+        let (gamma, total) = match &constants.log2_e {
+            Some(log2_e) => {
+                (w.binary("arith.mulf", &gamma, log2_e, row_type), w.binary("arith.mulf", &total, log2_e, row_type))
+            }
+            None => (gamma, total),
+        };
+        let e_gamma = self.exp(w, &gamma, &[1, block_rows]);
+        let to_end = w.binary("arith.subf", &total, &gamma, row_type);
+        let decay_to_end = self.exp(w, &to_end, &[1, block_rows]);
+        let e_total = self.exp(w, &total, &[1, block_rows]);
+        let beta_e_gamma = w.binary("arith.mulf", &beta, &e_gamma, row_type);
+        let scaled_e_gamma = w.binary("arith.mulf", &e_gamma, &constants.row_scale, row_type);
+        Gates { gamma, beta, decay_to_end, e_total, beta_e_gamma, scaled_e_gamma }
+    }
+
+    /// D_ij = exp(γ_i - γ_j) on and below the diagonal of each head's block, 0 elsewhere
+    /// (never exp of a rise).
+    fn decay(&self, w: &mut Writer, constants: &Constants, gamma: &str) -> String {
+        let gamma_i = self.column_of(w, gamma, self.block_rows);
+        let gamma_j = w.op("vector.broadcast", &[(gamma, &self.row_type)], "", &self.square_type);
+        let rise = w.binary("arith.subf", &gamma_i, &gamma_j, &self.square_type);
+        let rise = w.select(&constants.on_or_below, &rise, &constants.minus_infinity, &self.square);
+        self.exp(w, &rise, &self.square)
+    }
+
+    /// A = β_i (k_i·k_j) D_ij strictly below the diagonal within each head, T = (I + A)⁻¹
+    /// by forward substitution: A is block diagonal, so C - 1 steps settle every row.
+    fn inverse(&self, w: &mut Writer, constants: &Constants, kk: &str, decay: &str, beta: &str) -> String {
+        let beta_i = self.column_of(w, beta, self.block_rows);
+        let a = w.binary("arith.mulf", kk, decay, &self.square_type);
+        let a = w.binary("arith.mulf", &a, &beta_i, &self.square_type);
+        let a = w.select(&constants.below, &a, &constants.zeros, &self.square);
+        w.repeat(0, self.c - 1, (&constants.identity, &self.square_type), |w, _, x| {
+            let ax = w.matmul((&a, &self.square_type), (x, &self.square_type), &self.square, false, self.precision);
+            w.binary("arith.subf", &constants.identity, &ax, &self.square_type)
+        })
+    }
+
+    /// U = T (β V), W = T (β e^γ K), for all the block's heads at once. With shared
+    /// operands one product T [βV | βe^γK] (as wide as the MXU at head dims 128) gives both.
+    fn u_and_w(&self, w: &mut Writer, t: &str, v: &str, k: &str, gates: &Gates) -> (String, String) {
+        let (dk, dv, block_rows) = (self.dk, self.dv, self.block_rows);
+        let vf = self.to_f32(w, v, &[block_rows, dv]);
+        let beta_v = self.column_of(w, &gates.beta, dv);
+        let beta_v = w.binary("arith.mulf", &beta_v, &vf, &f32s(&[block_rows, dv]));
+        let beta_k = self.column_of(w, &gates.beta_e_gamma, dk);
+        let beta_k = w.binary("arith.mulf", &beta_k, k, &f32s(&[block_rows, dk]));
+        let t = (t, self.square_type.as_str());
+        if self.plan.shared_operands {
+            let joined_shape = [block_rows, dv + dk];
+            let joined_type = f32s(&joined_shape);
+            let joined = w.op(
+                "tpu.concatenate",
+                &[(&beta_v, &f32s(&[block_rows, dv])), (&beta_k, &f32s(&[block_rows, dk]))],
+                "{dimension = 1 : i32}",
+                &joined_type,
+            );
+            let both = w.matmul(t, (&joined, &joined_type), &joined_shape, false, self.after_inverse);
+            (w.columns(&both, &joined_shape, 0, dv), w.columns(&both, &joined_shape, dv, dk))
+        } else {
+            let product = |w: &mut Writer, operand: &str, width: i64| {
+                let shape = [block_rows, width];
+                w.matmul(t, (operand, &f32s(&shape)), &shape, false, self.after_inverse)
+            };
+            (product(w, &beta_v, dv), product(w, &beta_k, dk))
+        }
+    }
+
+    /// V' = U - W S per head, and (scale e^γ Q) S, each stacked back into its block's
+    /// [B, Dv] tile. With shared operands one product [W; e^γ Q] S gives W S and Q S.
+    fn new_values(&self, w: &mut Writer, parallel: &ChunkParallel, states: &[String]) -> (Vec<String>, Vec<String>) {
+        let (c, dk, dv) = (self.c, self.dk, self.dv);
         let mut new_values = Vec::new();
         let mut from_state = Vec::new();
         for (head, s) in states.iter().enumerate() {
             let head = head as i64;
             let (w_head, q_head) =
-                (head_rows(&mut w, &parallel.w, dk, head), head_rows(&mut w, &parallel.q_scaled, dk, head));
-            // With shared operands one product [W; e^γ Q] S gives W S and Q S.
-            let ws = if plan.shared_operands {
+                (self.head_rows(w, &parallel.w, dk, head), self.head_rows(w, &parallel.q_scaled, dk, head));
+            let state = (s.as_str(), self.state_type.as_str());
+            let ws = if self.plan.shared_operands {
                 let stacked = w.op(
                     "tpu.concatenate",
                     &[(&w_head, &f32s(&[c, dk])), (&q_head, &f32s(&[c, dk]))],
                     "{dimension = 0 : i32}",
                     &f32s(&[2 * c, dk]),
                 );
-                let both =
-                    w.matmul((&stacked, &f32s(&[2 * c, dk])), (s, &state_type), &[2 * c, dv], false, after_inverse);
-                from_state.push(rows_at(&mut w, &both, [2 * c, dv], c));
-                rows_at(&mut w, &both, [2 * c, dv], 0)
+                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), state, &[2 * c, dv], false, self.after_inverse);
+                from_state.push(self.rows_at(w, &both, [2 * c, dv], c));
+                self.rows_at(w, &both, [2 * c, dv], 0)
             } else {
-                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, after_inverse));
-                w.matmul((&w_head, &f32s(&[c, dk])), (s, &state_type), &[c, dv], false, after_inverse)
+                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), state, &[c, dv], false, self.after_inverse));
+                w.matmul((&w_head, &f32s(&[c, dk])), state, &[c, dv], false, self.after_inverse)
             };
-            let u_head = head_rows(&mut w, &parallel.u, dv, head);
+            let u_head = self.head_rows(w, &parallel.u, dv, head);
             new_values.push(w.binary("arith.subf", &u_head, &ws, &f32s(&[c, dv])));
         }
-        let by_block =
-            |parts: &[String]| parts.chunks(block_heads as usize).map(<[String]>::to_vec).collect::<Vec<_>>();
-        let (new_values, from_state): (Vec<String>, Vec<String>) = (
-            by_block(&new_values).iter().map(|parts| stack(&mut w, parts)).collect(),
-            by_block(&from_state).iter().map(|parts| stack(&mut w, parts)).collect(),
-        );
-        let value_type = f32s(&[block_rows, dv]);
-        let mut decayed_values = Vec::new();
-        for block in 0..(heads / block_heads) as usize {
-            let intra = w.matmul(
-                (&parallel.weights[block], &square_type),
-                (&new_values[block], &value_type),
+        let by_block = |w: &mut Writer, parts: &[String]| -> Vec<String> {
+            parts.chunks(self.block_heads as usize).map(|parts| self.stack(w, parts)).collect()
+        };
+        (by_block(w, &new_values), by_block(w, &from_state))
+    }
+
+    /// O = (scale e^γ Q) S + (scale Q Kᵀ ⊙ D) V' per block, written out; returns each
+    /// block's e^{γ_C - γ} ⊙ V' for the state updates.
+    fn output(
+        &self,
+        w: &mut Writer,
+        parallel: &ChunkParallel,
+        new_values: &[String],
+        from_state: &[String],
+        sub: i64,
+    ) -> Vec<String> {
+        (0..new_values.len())
+            .map(|block| {
+                let intra = w.matmul(
+                    (&parallel.weights[block], &self.square_type),
+                    (&new_values[block], &self.value_type),
+                    &[self.block_rows, self.dv],
+                    false,
+                    self.after_inverse,
+                );
+                let o = w.binary("arith.addf", &from_state[block], &intra, &self.value_type);
+                self.store_output(w, o, block as i64, sub);
+                w.binary("arith.mulf", &parallel.to_end[block], &new_values[block], &self.value_type)
+            })
+            .collect()
+    }
+
+    /// Block `block`'s f32 output tile [B, Dv] in chunk `sub`, in the output's element
+    /// type: head by head at their lanes when token-major.
+    fn store_output(&self, w: &mut Writer, o: String, block: i64, sub: i64) {
+        let (c, dv, block_heads, block_rows) = (self.c, self.dv, self.block_heads, self.block_rows);
+        let (window, output) = (&self.o_window, self.plan.output);
+        if self.plan.token_major_output {
+            for head in block * block_heads..(block + 1) * block_heads {
+                let o = self.rows_at(w, &o, [block_rows, dv], head % block_heads * c);
+                let o = self.to_output(w, o, c);
+                w.store_block(&o, &[c, dv], "%o", window, output, &[1, c, dv], &[0, sub * c, head * dv]);
+            }
+        } else {
+            let o = self.to_output(w, o, block_rows);
+            w.store_block(
+                &o,
                 &[block_rows, dv],
-                false,
-                after_inverse,
+                "%o",
+                window,
+                output,
+                &[1, block_heads, c, dv],
+                &[0, block * block_heads, sub * c, 0],
             );
-            let o = w.binary("arith.addf", &from_state[block], &intra, &value_type);
-            if plan.token_major_output {
-                for head in block as i64 * block_heads..(block as i64 + 1) * block_heads {
-                    let o = rows_at(&mut w, &o, [block_rows, dv], head % block_heads * c);
-                    let o = to_output(&mut w, o, c);
-                    w.store_block(&o, &[c, dv], "%o", &o_window, plan.output, &[1, c, dv], &[0, sub * c, head * dv]);
-                }
-            } else {
-                let o = to_output(&mut w, o, block_rows);
+        }
+    }
+
+    /// S = e^{γ_C} S + Kᵀ (e^{γ_C - γ} ⊙ V') per head.
+    fn updated_states(
+        &self,
+        w: &mut Writer,
+        parallel: &ChunkParallel,
+        decayed_values: &[String],
+        keys_transposed: &[String],
+        states: &[String],
+    ) -> Vec<String> {
+        let (c, dk, dv, block_heads) = (self.c, self.dk, self.dv, self.block_heads);
+        let state_type = &self.state_type;
+        states
+            .iter()
+            .enumerate()
+            .map(|(head, s)| {
+                let head = head as i64;
+                let values = self.head_rows(w, decayed_values, dv, head);
+                let k_t = &keys_transposed[(head / self.repeats) as usize];
+                let update =
+                    w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, self.after_inverse);
+                // e^{γ_C} of this head over its whole state: its first row of the column form.
+                let attributes =
+                    format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head % block_heads * c);
+                let factor = w.op(
+                    "vector.extract_strided_slice",
+                    &[(&parallel.e_total[(head / block_heads) as usize], &self.value_type)],
+                    &attributes,
+                    &f32s(&[1, dv]),
+                );
+                let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", state_type);
+                let s = w.binary("arith.mulf", &state_decay, s, state_type);
+                w.binary("arith.addf", &s, &update, state_type)
+            })
+            .collect()
+    }
+
+    /// The step's states back to the scratch, and after the last step out as the final
+    /// states.
+    fn save_states(&self, w: &mut Writer, states: &[String]) {
+        let (dk, dv) = (self.dk, self.dv);
+        for (head, s) in states.iter().enumerate() {
+            w.store_block(s, &[dk, dv], "%state", &self.state_scratch, F32, &[1, dk, dv], &[head as i64, 0, 0]);
+        }
+        let last = w.equals("%c", self.plan.grid()[2] - 1);
+        w.when(&last, |w| {
+            for (head, s) in states.iter().enumerate() {
                 w.store_block(
-                    &o,
-                    &[block_rows, dv],
-                    "%o",
-                    &o_window,
-                    plan.output,
-                    &[1, block_heads, c, dv],
-                    &[0, block as i64 * block_heads, sub * c, 0],
+                    s,
+                    &[dk, dv],
+                    "%s_final",
+                    &self.state_window,
+                    F32,
+                    &[1, 1, dk, dv],
+                    &[0, head as i64, 0, 0],
                 );
             }
-            decayed_values.push(w.binary("arith.mulf", &parallel.to_end[block], &new_values[block], &value_type));
-        }
-        let mut new_states = Vec::new();
-        for (head, s) in states.iter().enumerate() {
-            let head = head as i64;
-            let values = head_rows(&mut w, &decayed_values, dv, head);
-            let k_t = &keys_transposed[(head / repeats) as usize];
-            let update = w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, after_inverse);
-            // e^{γ_C} of this head over its whole state: its first row of the column form.
-            let attributes =
-                format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head % block_heads * c);
-            let factor = w.op(
-                "vector.extract_strided_slice",
-                &[(&parallel.e_total[(head / block_heads) as usize], &value_type)],
-                &attributes,
-                &f32s(&[1, dv]),
-            );
-            let state_decay = w.op("vector.broadcast", &[(&factor, &f32s(&[1, dv]))], "", &state_type);
-            let s = w.binary("arith.mulf", &state_decay, s, &state_type);
-            let s = w.binary("arith.addf", &s, &update, &state_type);
-            new_states.push(s);
-        }
-        states = new_states;
+        });
     }
-    for (head, s) in states.iter().enumerate() {
-        w.store_block(s, &[dk, dv], "%state", &state_scratch, F32, &[1, dk, dv], &[head as i64, 0, 0]);
-    }
-    // The last step writes the final states.
-    let last = w.equals("%c", plan.grid()[2] - 1);
-    w.when(&last, |w| {
-        for (head, s) in states.iter().enumerate() {
-            w.store_block(s, &[dk, dv], "%s_final", &state_window, F32, &[1, 1, dk, dv], &[0, head as i64, 0, 0]);
-        }
-    });
-    w.line("\"func.return\"() : () -> ()");
 
-    // Operands in the call's order: q, k, v, g, beta, [initial state], [Kᵀ], then o and
-    // the final state, then the state scratch.
-    let (key_windows, value_windows) =
-        if plan.token_major_inputs { ("key_tokens", "value_tokens") } else { ("key_chunks", "value_chunks") };
-    let operand = |name: &'static str, shape: &[i64], element: Element, transform: &str| KernelOperand {
-        name,
-        memref: memref(shape, element),
-        window: window(shape, transform),
-    };
-    let mut operands = vec![
-        operand("%q", &q_window, input, key_windows),
-        operand("%k", &q_window, input, key_windows),
-        operand("%v", &v_window, input, value_windows),
-        operand("%gamma", &gamma_window, F32, "gate_chunks"),
-        operand("%beta", &beta_window, F32, "gate_chunks"),
-    ];
-    if plan.initial_state {
-        operands.push(operand("%s0", &state_window, F32, "states"));
+    /// `value`, a tile of `shape` in the input's element type, in f32.
+    fn to_f32(&self, w: &mut Writer, value: &str, shape: &[i64]) -> String {
+        if self.input == F32 {
+            value.to_owned()
+        } else {
+            w.op("arith.extf", &[(value, &vector(shape, self.input))], "", &f32s(shape))
+        }
     }
-    if plan.keys_transposed {
-        operands.push(operand("%k_t", &k_t_window, input, "key_chunks_transposed"));
+
+    /// The exponential of a gate sum: `exp2` with gates in base 2.
+    fn exp(&self, w: &mut Writer, value: &str, shape: &[i64]) -> String {
+        let name = if self.plan.exp2_gates { "math.exp2" } else { "math.exp" };
+        w.op(name, &[(value, &f32s(shape))], FAST, &f32s(shape))
     }
-    operands.push(operand(
-        "%o",
-        &o_window,
-        plan.output,
-        if plan.token_major_output { "value_tokens" } else { "value_chunks" },
-    ));
-    operands.push(operand("%s_final", &state_window, F32, "states"));
-    let scratch = [("%state", memref(&state_scratch, F32))];
-    // Step h serves value heads h x heads ..; value head n reads key head n / group, so
-    // the step's key heads start at h x heads / group, in blocks of key_slots.
-    let key_block = format!(
-        "    %heads = \"arith.constant\"() {{value = {heads} : i32}} : () -> i32\n    %group = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %slots = \"arith.constant\"() {{value = {key_slots} : i32}} : () -> i32\n    %first_value_head = \"arith.muli\"(%h, %heads) : (i32, i32) -> i32\n    %first_key_head = \"arith.divsi\"(%first_value_head, %group) : (i32, i32) -> i32\n    %key_block = \"arith.divsi\"(%first_key_head, %slots) : (i32, i32) -> i32\n",
-        plan.group()
-    );
-    // Windows of heads then tokens (…_chunks) or of tokens then heads x lanes (…_tokens).
-    let mut maps = if plan.token_major_inputs {
-        index_map("key_tokens", &GRID_ARGUMENTS, &key_block, "%b, %c, %key_block", 3)
-    } else {
-        index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
-    };
-    if plan.token_major_inputs || plan.token_major_output {
-        maps += &index_map("value_tokens", &GRID_ARGUMENTS, "", "%b, %c, %h", 3);
+
+    /// Key head `slot`'s [C, Dk] tile of chunk `sub` in `name` (%q or %k).
+    fn key_tile(&self, w: &mut Writer, name: &str, sub: i64, slot: i64) -> String {
+        let (c, dk) = (self.c, self.dk);
+        if self.plan.token_major_inputs {
+            w.load_block(name, &self.q_window, self.input, &[1, c, dk], &[0, sub * c, slot * dk], &[c, dk])
+        } else {
+            w.load_block(name, &self.q_window, self.input, &[1, 1, c, dk], &[0, slot, sub * c, 0], &[c, dk])
+        }
     }
-    if !plan.token_major_inputs || !plan.token_major_output {
-        maps += &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4);
+
+    /// The step's key heads' tiles of chunk `sub` in `name`, [key_slots, 1, C, Dk].
+    fn load_keys(&self, w: &mut Writer, name: &str, sub: i64) -> String {
+        let (c, dk, key_slots, input) = (self.c, self.dk, self.key_slots, self.input);
+        if !self.plan.token_major_inputs {
+            return w.load_block(
+                name,
+                &self.q_window,
+                input,
+                &[1, key_slots, c, dk],
+                &[0, 0, sub * c, 0],
+                &[key_slots, 1, c, dk],
+            );
+        }
+        let tiles: Vec<String> = (0..key_slots).map(|slot| self.key_tile(w, name, sub, slot)).collect();
+        let joined = w.concatenate(&tiles, &[c, dk], input, 0);
+        w.op(
+            "vector.shape_cast",
+            &[(&joined, &vector(&[key_slots * c, dk], input))],
+            "",
+            &vector(&[key_slots, 1, c, dk], input),
+        )
     }
-    maps += &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5);
-    maps += &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
-    if plan.keys_transposed {
-        maps += &index_map("key_chunks_transposed", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %zero, %c", 4);
+
+    /// Key heads' tiles [key_slots, 1, C, Dk] stacked like the value heads reading them,
+    /// [R, Dk]: each key head's tile repeated for its value heads in the step.
+    fn stacked(&self, w: &mut Writer, tiles: &str) -> String {
+        let (c, dk, key_slots, input) = (self.c, self.dk, self.key_slots, self.input);
+        let spread_type = vector(&[key_slots, self.repeats, c, dk], input);
+        let spread = w.op("vector.broadcast", &[(tiles, &vector(&[key_slots, 1, c, dk], input))], "", &spread_type);
+        w.op("vector.shape_cast", &[(&spread, &spread_type)], "", &vector(&[self.rows, dk], input))
     }
-    let function = KernelFunction {
-        name: KERNEL_NAME,
-        grid_arguments: &GRID_ARGUMENTS,
-        grid: &plan.grid(),
-        parallel: &[true, true, false],
-        operands: &operands,
-        scratch: &scratch,
-        body: &w.text,
-    };
-    function.module(symbol, &maps)
+
+    /// A gate row as the column [B, width] whose row i is entry i, repeated.
+    fn column_of(&self, w: &mut Writer, value: &str, width: i64) -> String {
+        let wide_type = f32s(&[width, self.block_rows]);
+        let wide = w.op("vector.broadcast", &[(value, &self.row_type)], "", &wide_type);
+        w.op(
+            "vector.transpose",
+            &[(&wide, &wide_type)],
+            "{permutation = array<i64: 1, 0>}",
+            &f32s(&[self.block_rows, width]),
+        )
+    }
+
+    /// Rows first .. first + C of a [height, width] tile.
+    fn rows_at(&self, w: &mut Writer, value: &str, [height, width]: [i64; 2], first: i64) -> String {
+        let attributes = format!("{{offsets = [{first}, 0], sizes = [{}, {width}], strides = [1, 1]}}", self.c);
+        w.op("vector.extract_strided_slice", &[(value, &f32s(&[height, width]))], &attributes, &f32s(&[self.c, width]))
+    }
+
+    /// Diagonal block `block`'s rows of a stacked [R, width] tile of `element`s.
+    fn block_of(&self, w: &mut Writer, value: &str, width: i64, element: Element, block: i64) -> String {
+        if self.block_heads == self.heads {
+            return value.to_owned();
+        }
+        let block_rows = self.block_rows;
+        let attributes =
+            format!("{{offsets = [{}, 0], sizes = [{block_rows}, {width}], strides = [1, 1]}}", block * block_rows);
+        w.op(
+            "vector.extract_strided_slice",
+            &[(value, &vector(&[self.rows, width], element))],
+            &attributes,
+            &vector(&[block_rows, width], element),
+        )
+    }
+
+    /// Head `head`'s rows of its block's [B, width] tile.
+    fn head_rows(&self, w: &mut Writer, blocks: &[String], width: i64, head: i64) -> String {
+        let block = &blocks[(head / self.block_heads) as usize];
+        self.rows_at(w, block, [self.block_rows, width], head % self.block_heads * self.c)
+    }
+
+    /// A block's heads' [C, Dv] tiles stacked into its [B, Dv] tile.
+    fn stack(&self, w: &mut Writer, parts: &[String]) -> String {
+        w.concatenate(parts, &[self.c, self.dv], F32, 0)
+    }
+
+    /// An f32 [rows, Dv] tile of the output in the output's element type.
+    fn to_output(&self, w: &mut Writer, o: String, rows: i64) -> String {
+        if self.plan.output == F32 {
+            o
+        } else {
+            w.op("arith.truncf", &[(&o, &f32s(&[rows, self.dv]))], "", &vector(&[rows, self.dv], self.plan.output))
+        }
+    }
+
+    /// The kernel module around `body`: operands, the state scratch and index maps.
+    fn module(&self, symbol: &str, body: &str) -> String {
+        let scratch = [("%state", memref(&self.state_scratch, F32))];
+        let function = KernelFunction {
+            name: KERNEL_NAME,
+            grid_arguments: &GRID_ARGUMENTS,
+            grid: &self.plan.grid(),
+            parallel: &[true, true, false],
+            operands: &self.operands(),
+            scratch: &scratch,
+            body,
+        };
+        function.module(symbol, &self.index_maps())
+    }
+
+    /// Operands in the call's order: q, k, v, g, beta, [initial state], [Kᵀ], then o and
+    /// the final state.
+    fn operands(&self) -> Vec<KernelOperand> {
+        let plan = self.plan;
+        let (key_windows, value_windows) =
+            if plan.token_major_inputs { ("key_tokens", "value_tokens") } else { ("key_chunks", "value_chunks") };
+        let operand = |name: &'static str, shape: &[i64], element: Element, transform: &str| KernelOperand {
+            name,
+            memref: memref(shape, element),
+            window: window(shape, transform),
+        };
+        let mut operands = vec![
+            operand("%q", &self.q_window, self.input, key_windows),
+            operand("%k", &self.q_window, self.input, key_windows),
+            operand("%v", &self.v_window, self.input, value_windows),
+            operand("%gamma", &self.gamma_window, F32, "gate_chunks"),
+            operand("%beta", &self.beta_window, F32, "gate_chunks"),
+        ];
+        if plan.initial_state {
+            operands.push(operand("%s0", &self.state_window, F32, "states"));
+        }
+        if plan.keys_transposed {
+            operands.push(operand("%k_t", &self.k_t_window, self.input, "key_chunks_transposed"));
+        }
+        operands.push(operand(
+            "%o",
+            &self.o_window,
+            plan.output,
+            if plan.token_major_output { "value_tokens" } else { "value_chunks" },
+        ));
+        operands.push(operand("%s_final", &self.state_window, F32, "states"));
+        operands
+    }
+
+    /// The windows' index maps: of heads then tokens (…_chunks) or of tokens then heads x
+    /// lanes (…_tokens).
+    fn index_maps(&self) -> String {
+        let plan = self.plan;
+        // Step h serves value heads h x heads ..; value head n reads key head n / group, so
+        // the step's key heads start at h x heads / group, in blocks of key_slots.
+        let (heads, key_slots) = (self.heads, self.key_slots);
+        let key_block = format!(
+            "    %heads = \"arith.constant\"() {{value = {heads} : i32}} : () -> i32\n    %group = \"arith.constant\"() {{value = {} : i32}} : () -> i32\n    %slots = \"arith.constant\"() {{value = {key_slots} : i32}} : () -> i32\n    %first_value_head = \"arith.muli\"(%h, %heads) : (i32, i32) -> i32\n    %first_key_head = \"arith.divsi\"(%first_value_head, %group) : (i32, i32) -> i32\n    %key_block = \"arith.divsi\"(%first_key_head, %slots) : (i32, i32) -> i32\n",
+            plan.group()
+        );
+        let mut maps = if plan.token_major_inputs {
+            index_map("key_tokens", &GRID_ARGUMENTS, &key_block, "%b, %c, %key_block", 3)
+        } else {
+            index_map("key_chunks", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %c, %zero", 4)
+        };
+        if plan.token_major_inputs || plan.token_major_output {
+            maps += &index_map("value_tokens", &GRID_ARGUMENTS, "", "%b, %c, %h", 3);
+        }
+        if !plan.token_major_inputs || !plan.token_major_output {
+            maps += &index_map("value_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero", 4);
+        }
+        maps += &index_map("gate_chunks", &GRID_ARGUMENTS, "", "%b, %h, %c, %zero, %zero", 5);
+        maps += &index_map("states", &GRID_ARGUMENTS, "", "%b, %h, %zero, %zero", 4);
+        if plan.keys_transposed {
+            maps += &index_map("key_chunks_transposed", &GRID_ARGUMENTS, &key_block, "%b, %key_block, %zero, %c", 4);
+        }
+        maps
+    }
 }

@@ -379,10 +379,7 @@ fn result_type<'c>(op: &OperationRef<'c, '_>) -> Result<Type<'c>, String> {
 }
 
 fn elementwise(state: &State, op: &OperationRef, f: impl Fn(f64, f64) -> f64) -> Result<Vec<Val>, String> {
-    let (a, b) = (
-        get(state, op.operand(0).map_err(|e| e.to_string())?)?,
-        get(state, op.operand(1).map_err(|e| e.to_string())?)?,
-    );
+    let (a, b) = (get(state, operand(op, 0)?)?, get(state, operand(op, 1)?)?);
     Ok(vec![match (a, b) {
         (Val::Scalar(x), Val::Scalar(y)) => Val::Scalar(f(x as f64, y as f64) as i64),
         (Val::Vector(x), Val::Vector(y)) => {
@@ -397,324 +394,380 @@ fn elementwise(state: &State, op: &OperationRef, f: impl Fn(f64, f64) -> f64) ->
     }])
 }
 
+/// Runs one op (not a terminator) on `state`; returns its results.
 fn run_op(state: &mut State, op: OperationRef, name: &str) -> Result<Vec<Val>, String> {
-    let operand = |i: usize| op.operand(i).map_err(|e| e.to_string());
+    if let Some(f) = binary_function(name) {
+        return elementwise(state, &op, f);
+    }
     match name {
-        "arith.constant" => {
-            let value = op.attribute("value").map_err(|_| "no value")?;
-            if let Ok(integer) = IntegerAttribute::try_from(value) {
-                return Ok(vec![Val::Scalar(integer.value())]);
+        // Arithmetic besides the binary ops above: constants, comparisons, casts, math.
+        "arith.constant" => constant(&op),
+        "arith.cmpf" => compare_floats(state, &op),
+        "arith.cmpi" => compare_integers(state, &op),
+        "arith.select" => select(state, &op),
+        "arith.truncf" | "arith.extf" => convert(state, &op),
+        "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.tanh" => math(state, &op, name),
+        // Memory.
+        "vector.load" => load(state, &op),
+        "tpu.vector_store" => store(state, &op),
+        // Vector shapes.
+        "tpu.iota" => iota(&op),
+        "vector.extract_strided_slice" => extract_strided_slice(state, &op),
+        "tpu.concatenate" => concatenate(state, &op),
+        "vector.transpose" => transpose(state, &op),
+        "vector.shape_cast" => shape_cast(state, &op),
+        "vector.broadcast" => broadcast(state, &op),
+        // Reduction and matmul.
+        "vector.multi_reduction" => multi_reduction(state, &op),
+        "tpu.matmul" => matmul(state, &op),
+        // Control flow.
+        "scf.for" => for_loop(state, &op),
+        "scf.if" => if_else(state, &op),
+        other => Err(format!("the interpreter does not know '{other}'")),
+    }
+}
+
+fn operand<'c, 'a>(op: &OperationRef<'c, 'a>, index: usize) -> Result<Value<'c, 'a>, String> {
+    op.operand(index).map_err(|e| e.to_string())
+}
+
+/// The function of a binary elementwise op on integers or floats (those `elementwise`
+/// runs), if `name` is one.
+fn binary_function(name: &str) -> Option<fn(f64, f64) -> f64> {
+    Some(match name {
+        "arith.addi" | "arith.addf" => |a, b| a + b,
+        "arith.subi" | "arith.subf" => |a, b| a - b,
+        "arith.muli" | "arith.mulf" => |a, b| a * b,
+        "arith.divsi" => |a, b| (a as i64 / b as i64) as f64,
+        "arith.minsi" => f64::min,
+        "arith.maxsi" => f64::max,
+        "arith.andi" => |a, b| f64::from(u8::from(a != 0.0 && b != 0.0)),
+        "arith.ori" => |a, b| f64::from(u8::from(a != 0.0 || b != 0.0)),
+        "arith.xori" => |a, b| f64::from(u8::from((a != 0.0) != (b != 0.0))),
+        "arith.divf" => |a, b| a / b,
+        "arith.maximumf" => |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) },
+        _ => return None,
+    })
+}
+
+/// An integer, a float (a rank-0 tensor) or a splat vector.
+fn constant(op: &OperationRef) -> Result<Vec<Val>, String> {
+    let value = op.attribute("value").map_err(|_| "no value")?;
+    if let Ok(integer) = IntegerAttribute::try_from(value) {
+        return Ok(vec![Val::Scalar(integer.value())]);
+    }
+    if let Ok(float) = FloatAttribute::try_from(value) {
+        let (shape, element) = shaped_or_float(result_type(op)?)?;
+        return Ok(vec![Val::Vector(Tensor { shape, element, data: vec![float.value()] })]);
+    }
+    let splat = splat_value(value).ok_or("only scalar and splat constants")?;
+    let (shape, element) = shaped(result_type(op)?)?;
+    Ok(vec![Val::Vector(Tensor { data: vec![splat; element_count(&shape)], shape, element })])
+}
+
+fn predicate(op: &OperationRef) -> Result<i64, String> {
+    Ok(IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?)
+        .map_err(|_| "bad predicate")?
+        .value())
+}
+
+/// `arith.cmpf`'s ordered comparisons: false when either side is NaN.
+fn compare_floats(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let predicate = predicate(op)?;
+    let test: fn(f64, f64) -> bool = match predicate {
+        1 => |a, b| a == b,
+        2 => |a, b| a > b,
+        3 => |a, b| a >= b,
+        4 => |a, b| a < b,
+        5 => |a, b| a <= b,
+        6 => |a, b| a != b && !a.is_nan() && !b.is_nan(),
+        _ => return Err(format!("cmpf predicate {predicate} (only ordered comparisons)")),
+    };
+    elementwise(state, op, move |a, b| f64::from(u8::from(test(a, b))))
+}
+
+/// `arith.cmpi`'s signed comparisons.
+fn compare_integers(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let predicate = predicate(op)?;
+    let test = move |a: f64, b: f64| -> f64 {
+        let holds = match predicate {
+            0 => a == b,
+            1 => a != b,
+            2 => a < b,
+            3 => a <= b,
+            4 => a > b,
+            5 => a >= b,
+            _ => false,
+        };
+        f64::from(u8::from(holds))
+    };
+    if !(0..=5).contains(&predicate) {
+        return Err(format!("predicate {predicate} (only signed comparisons)"));
+    }
+    elementwise(state, op, test)
+}
+
+/// `arith.select` by a scalar or an elementwise i1 vector.
+fn select(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let (c, a, b) = (get(state, operand(op, 0)?)?, tensor(state, operand(op, 1)?)?, tensor(state, operand(op, 2)?)?);
+    let data = match c {
+        Val::Scalar(s) => {
+            if s != 0 {
+                a.data
+            } else {
+                b.data
             }
-            if let Ok(float) = FloatAttribute::try_from(value) {
-                let (shape, element) = shaped_or_float(result_type(&op)?)?;
-                return Ok(vec![Val::Vector(Tensor { shape, element, data: vec![float.value()] })]);
-            }
-            let splat = splat_value(value).ok_or("only scalar and splat constants")?;
-            let (shape, element) = shaped(result_type(&op)?)?;
-            Ok(vec![Val::Vector(Tensor { data: vec![splat; element_count(&shape)], shape, element })])
         }
-        "arith.addi" => elementwise(state, &op, |a, b| a + b),
-        "arith.subi" => elementwise(state, &op, |a, b| a - b),
-        "arith.muli" => elementwise(state, &op, |a, b| a * b),
-        "arith.divsi" => elementwise(state, &op, |a, b| (a as i64 / b as i64) as f64),
-        "arith.minsi" => elementwise(state, &op, f64::min),
-        "arith.maxsi" => elementwise(state, &op, f64::max),
-        "arith.andi" => elementwise(state, &op, |a, b| f64::from(u8::from(a != 0.0 && b != 0.0))),
-        "arith.ori" => elementwise(state, &op, |a, b| f64::from(u8::from(a != 0.0 || b != 0.0))),
-        "arith.xori" => elementwise(state, &op, |a, b| f64::from(u8::from((a != 0.0) != (b != 0.0)))),
-        "arith.addf" => elementwise(state, &op, |a, b| a + b),
-        "arith.subf" => elementwise(state, &op, |a, b| a - b),
-        "arith.mulf" => elementwise(state, &op, |a, b| a * b),
-        "arith.divf" => elementwise(state, &op, |a, b| a / b),
-        "arith.maximumf" => elementwise(state, &op, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
-        "arith.cmpf" => {
-            // Ordered comparisons: false when either side is NaN.
-            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?)
-                .map_err(|_| "bad predicate")?
-                .value();
-            let test: fn(f64, f64) -> bool = match predicate {
-                1 => |a, b| a == b,
-                2 => |a, b| a > b,
-                3 => |a, b| a >= b,
-                4 => |a, b| a < b,
-                5 => |a, b| a <= b,
-                6 => |a, b| a != b && !a.is_nan() && !b.is_nan(),
-                _ => return Err(format!("cmpf predicate {predicate} (only ordered comparisons)")),
-            };
-            elementwise(state, &op, move |a, b| f64::from(u8::from(test(a, b))))
+        Val::Vector(c) => (0..a.data.len()).map(|i| if c.data[i] != 0.0 { a.data[i] } else { b.data[i] }).collect(),
+    };
+    Ok(vec![Val::Vector(Tensor { data, ..a })])
+}
+
+/// `arith.truncf` or `arith.extf`: each value rounded to the result's element type.
+fn convert(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let input = tensor(state, operand(op, 0)?)?;
+    let (shape, element) = shaped(result_type(op)?)?;
+    Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| element.round(x)).collect(), shape, element })])
+}
+
+/// `math.exp`, `exp2`, `log`, `log2` or `tanh`, rounded to the element type.
+fn math(state: &State, op: &OperationRef, name: &str) -> Result<Vec<Val>, String> {
+    let input = tensor(state, operand(op, 0)?)?;
+    let f: fn(f64) -> f64 = match name {
+        "math.exp" => f64::exp,
+        "math.exp2" => f64::exp2,
+        "math.log" => f64::ln,
+        "math.log2" => f64::log2,
+        _ => f64::tanh,
+    };
+    Ok(vec![Val::Vector(Tensor { data: input.data.iter().map(|&x| input.element.round(f(x))).collect(), ..input })])
+}
+
+/// The scalar operands from `first` on: a load's or store's indices.
+fn block_origin(state: &State, op: &OperationRef, first: usize) -> Result<Vec<i64>, String> {
+    (first..op.operand_count()).map(|i| scalar(state, operand(op, i)?)).collect()
+}
+
+/// `vector.load` of a block from a buffer.
+fn load(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let buffer = &state.buffers[buffer_index(state, operand(op, 0)?)?];
+    let origin = block_origin(state, op, 1)?;
+    let (shape, element) = shaped(result_type(op)?)?;
+    let mut block = Buffer { shape: shape.clone(), element, data: vec![0.0; element_count(&shape)] };
+    copy_in(buffer, &origin, &mut block)?;
+    Ok(vec![Val::Vector(Tensor { shape, element, data: block.data })])
+}
+
+/// `tpu.vector_store` of a vector into a buffer.
+fn store(state: &mut State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let value = tensor(state, operand(op, 0)?)?;
+    let index = buffer_index(state, operand(op, 1)?)?;
+    let origin = block_origin(state, op, 2)?;
+    let block = Buffer { shape: value.shape.clone(), element: value.element, data: value.data };
+    copy_out(&block, &origin, &mut state.buffers[index])?;
+    Ok(Vec::new())
+}
+
+/// `tpu.iota`: each element its index along `dimensions`.
+fn iota(op: &OperationRef) -> Result<Vec<Val>, String> {
+    let (shape, element) = shaped(result_type(op)?)?;
+    let dimensions = DenseI32ArrayAttribute::try_from(op.attribute("dimensions").map_err(|_| "no dimensions")?)
+        .map_err(|_| "bad dimensions")?;
+    let dimension = dimensions.element(0).map_err(|e| e.to_string())? as usize;
+    let data = indices(&shape).map(|index| index[dimension] as f64).collect();
+    Ok(vec![Val::Vector(Tensor { shape, element, data })])
+}
+
+/// Unit strides only: the leading block of each dimension from `offsets`.
+fn extract_strided_slice(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let input = tensor(state, operand(op, 0)?)?;
+    let integers = |name: &str| -> Result<Vec<i64>, String> {
+        let array = ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("no {name}"))?)
+            .map_err(|_| format!("{name} is not an array"))?;
+        (0..array.len())
+            .map(|i| {
+                array
+                    .element(i)
+                    .ok()
+                    .and_then(|a| IntegerAttribute::try_from(a).ok())
+                    .map(|a| a.value())
+                    .ok_or(format!("bad {name}"))
+            })
+            .collect()
+    };
+    let offsets = integers("offsets")?;
+    if integers("strides")?.iter().any(|&s| s != 1) {
+        return Err("vector.extract_strided_slice: only unit strides are supported".into());
+    }
+    let (shape, element) = shaped(result_type(op)?)?;
+    let input_strides = strides(&input.shape);
+    let data = indices(&shape)
+        .map(|index| {
+            let at: usize =
+                index.iter().zip(&offsets).zip(&input_strides).map(|((i, o), s)| (i + o) as usize * s).sum();
+            input.data[at]
+        })
+        .collect();
+    Ok(vec![Val::Vector(Tensor { shape, element, data })])
+}
+
+fn concatenate(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let dimension = IntegerAttribute::try_from(op.attribute("dimension").map_err(|_| "no dimension")?)
+        .map_err(|_| "dimension is not an integer")?
+        .value() as usize;
+    let parts = op.operands().map(|v| tensor(state, v)).collect::<Result<Vec<_>, _>>()?;
+    let (shape, element) = shaped(result_type(op)?)?;
+    // Row-major: each index before `dimension` takes every part's slab in turn.
+    let outer: i64 = shape[..dimension].iter().product();
+    let mut data = Vec::with_capacity(element_count(&shape));
+    for index in 0..outer as usize {
+        for part in &parts {
+            let slab: i64 = part.shape[dimension..].iter().product();
+            data.extend_from_slice(&part.data[index * slab as usize..(index + 1) * slab as usize]);
         }
-        "arith.cmpi" => {
-            let predicate = IntegerAttribute::try_from(op.attribute("predicate").map_err(|_| "no predicate")?)
-                .map_err(|_| "bad predicate")?
-                .value();
-            let test = move |a: f64, b: f64| -> f64 {
-                let holds = match predicate {
-                    0 => a == b,
-                    1 => a != b,
-                    2 => a < b,
-                    3 => a <= b,
-                    4 => a > b,
-                    5 => a >= b,
-                    _ => false,
-                };
-                f64::from(u8::from(holds))
-            };
-            if !(0..=5).contains(&predicate) {
-                return Err(format!("predicate {predicate} (only signed comparisons)"));
-            }
-            elementwise(state, &op, test)
-        }
-        "arith.select" => {
-            let (c, a, b) = (get(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
-            let data = match c {
-                Val::Scalar(s) => {
-                    if s != 0 {
-                        a.data
-                    } else {
-                        b.data
-                    }
-                }
-                Val::Vector(c) => {
-                    (0..a.data.len()).map(|i| if c.data[i] != 0.0 { a.data[i] } else { b.data[i] }).collect()
-                }
-            };
-            Ok(vec![Val::Vector(Tensor { data, ..a })])
-        }
-        "arith.truncf" | "arith.extf" => {
-            let input = tensor(state, operand(0)?)?;
-            let (shape, element) = shaped(result_type(&op)?)?;
-            Ok(vec![Val::Vector(Tensor {
-                data: input.data.iter().map(|&x| element.round(x)).collect(),
-                shape,
-                element,
-            })])
-        }
-        "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.tanh" => {
-            let input = tensor(state, operand(0)?)?;
-            let f: fn(f64) -> f64 = match name {
-                "math.exp" => f64::exp,
-                "math.exp2" => f64::exp2,
-                "math.log" => f64::ln,
-                "math.log2" => f64::log2,
-                _ => f64::tanh,
-            };
-            Ok(vec![Val::Vector(Tensor {
-                data: input.data.iter().map(|&x| input.element.round(f(x))).collect(),
-                ..input
-            })])
-        }
-        "tpu.iota" => {
-            let (shape, element) = shaped(result_type(&op)?)?;
-            let dimensions = DenseI32ArrayAttribute::try_from(op.attribute("dimensions").map_err(|_| "no dimensions")?)
-                .map_err(|_| "bad dimensions")?;
-            let dimension = dimensions.element(0).map_err(|e| e.to_string())? as usize;
-            let data = indices(&shape).map(|index| index[dimension] as f64).collect();
-            Ok(vec![Val::Vector(Tensor { shape, element, data })])
-        }
-        "vector.load" => {
-            let buffer = &state.buffers[buffer_index(state, operand(0)?)?];
-            let origin: Vec<i64> =
-                (1..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
-            let (shape, element) = shaped(result_type(&op)?)?;
-            let mut block = Buffer { shape: shape.clone(), element, data: vec![0.0; element_count(&shape)] };
-            copy_in(buffer, &origin, &mut block)?;
-            Ok(vec![Val::Vector(Tensor { shape, element, data: block.data })])
-        }
-        "tpu.vector_store" => {
-            let value = tensor(state, operand(0)?)?;
-            let index = buffer_index(state, operand(1)?)?;
-            let origin: Vec<i64> =
-                (2..op.operand_count()).map(|i| scalar(state, operand(i)?)).collect::<Result<_, _>>()?;
-            let block = Buffer { shape: value.shape.clone(), element: value.element, data: value.data };
-            copy_out(&block, &origin, &mut state.buffers[index])?;
-            Ok(Vec::new())
-        }
-        "vector.extract_strided_slice" => {
-            // Unit strides: the leading block of each dimension from `offsets`.
-            let input = tensor(state, operand(0)?)?;
-            let integers = |name: &str| -> Result<Vec<i64>, String> {
-                let array = ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("no {name}"))?)
-                    .map_err(|_| format!("{name} is not an array"))?;
-                (0..array.len())
-                    .map(|i| {
-                        array
-                            .element(i)
-                            .ok()
-                            .and_then(|a| IntegerAttribute::try_from(a).ok())
-                            .map(|a| a.value())
-                            .ok_or(format!("bad {name}"))
-                    })
-                    .collect()
-            };
-            let offsets = integers("offsets")?;
-            if integers("strides")?.iter().any(|&s| s != 1) {
-                return Err("vector.extract_strided_slice: only unit strides are supported".into());
-            }
-            let (shape, element) = shaped(result_type(&op)?)?;
+    }
+    Ok(vec![Val::Vector(Tensor { shape, element, data })])
+}
+
+/// The dimensions in `op`'s i64 array attribute `name`.
+fn dimension_list(op: &OperationRef, name: &str) -> Result<Vec<usize>, String> {
+    let array = DenseI64ArrayAttribute::try_from(op.attribute(name).map_err(|_| format!("no {name}"))?)
+        .map_err(|_| format!("bad {name}"))?;
+    (0..array.len()).map(|i| array.element(i).map(|d| d as usize).map_err(|e| e.to_string())).collect()
+}
+
+/// Result dimension i is input dimension permutation[i].
+fn transpose(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let input = tensor(state, operand(op, 0)?)?;
+    let permutation = dimension_list(op, "permutation")?;
+    let (shape, element) = shaped(result_type(op)?)?;
+    let input_strides = strides(&input.shape);
+    let data = indices(&shape)
+        .map(|index| {
+            input.data[index.iter().zip(&permutation).map(|(i, &d)| *i as usize * input_strides[d]).sum::<usize>()]
+        })
+        .collect();
+    Ok(vec![Val::Vector(Tensor { shape, element, data })])
+}
+
+fn shape_cast(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let input = tensor(state, operand(op, 0)?)?;
+    let (shape, _) = shaped(result_type(op)?)?;
+    Ok(vec![Val::Vector(Tensor { shape, ..input })])
+}
+
+/// A scalar splat, or a vector broadcast along its unit and leading dimensions.
+fn broadcast(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let (shape, element) = shaped(result_type(op)?)?;
+    let data = match get(state, operand(op, 0)?)? {
+        Val::Scalar(s) => vec![s as f64; element_count(&shape)],
+        Val::Vector(input) => {
+            let offset = shape.len() - input.shape.len();
             let input_strides = strides(&input.shape);
-            let data = indices(&shape)
+            indices(&shape)
                 .map(|index| {
-                    let at: usize =
-                        index.iter().zip(&offsets).zip(&input_strides).map(|((i, o), s)| (i + o) as usize * s).sum();
+                    let at: usize = (0..input.shape.len())
+                        .map(|d| if input.shape[d] == 1 { 0 } else { index[d + offset] as usize } * input_strides[d])
+                        .sum();
                     input.data[at]
                 })
-                .collect();
-            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+                .collect()
         }
-        "tpu.concatenate" => {
-            let dimension = IntegerAttribute::try_from(op.attribute("dimension").map_err(|_| "no dimension")?)
-                .map_err(|_| "dimension is not an integer")?
-                .value() as usize;
-            let parts = op.operands().map(|v| tensor(state, v)).collect::<Result<Vec<_>, _>>()?;
-            let (shape, element) = shaped(result_type(&op)?)?;
-            // Row-major: each index before `dimension` takes every part's slab in turn.
-            let outer: i64 = shape[..dimension].iter().product();
-            let mut data = Vec::with_capacity(element_count(&shape));
-            for index in 0..outer as usize {
-                for part in &parts {
-                    let slab: i64 = part.shape[dimension..].iter().product();
-                    data.extend_from_slice(&part.data[index * slab as usize..(index + 1) * slab as usize]);
-                }
-            }
-            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+    };
+    Ok(vec![Val::Vector(Tensor { shape, element, data })])
+}
+
+/// A max, min or sum over `reduction_dims` into the accumulator, rounded at each step.
+fn multi_reduction(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let (input, initial) = (tensor(state, operand(op, 0)?)?, tensor(state, operand(op, 1)?)?);
+    let kind = op.attribute("kind").map_err(|_| "no kind")?.to_string();
+    let dims = dimension_list(op, "reduction_dims")?;
+    let combine: fn(f64, f64) -> f64 = if kind.contains("maximumf") {
+        |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+    } else if kind.contains("minimumf") {
+        |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
+    } else if kind.contains("add") {
+        |a, b| a + b
+    } else {
+        return Err(format!("reduction kind {kind}"));
+    };
+    let mut data = initial.data.clone();
+    let kept_strides = strides(&initial.shape);
+    for (flat, index) in indices(&input.shape).enumerate() {
+        let kept: Vec<i64> = index.iter().enumerate().filter(|(d, _)| !dims.contains(d)).map(|(_, &i)| i).collect();
+        let at: usize = kept.iter().zip(&kept_strides).map(|(i, s)| *i as usize * s).sum();
+        data[at] = input.element.round(combine(data[at], input.data[flat]));
+    }
+    Ok(vec![Val::Vector(Tensor { data, ..initial })])
+}
+
+/// lhs [M, K] times rhs [K, N] (or [N, K]) plus the accumulator, the products exact and
+/// the sum rounded once to f32.
+fn matmul(state: &State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let (lhs, rhs, accumulator) =
+        (tensor(state, operand(op, 0)?)?, tensor(state, operand(op, 1)?)?, tensor(state, operand(op, 2)?)?);
+    let numbers = op.attribute("dimension_numbers").map_err(|_| "no dimension_numbers")?.to_string();
+    let rhs_contracts_last = numbers.contains("<[1], [1]");
+    if !rhs_contracts_last && !numbers.contains("<[1], [0]") {
+        return Err(format!("dimension numbers {numbers}"));
+    }
+    // At Mosaic's default precision the MXU takes f32 operands rounded to bf16 (one
+    // pass); `precision = #tpu.contract_precision<fp32>` multiplies them in f32.
+    let full = op.attribute("precision").is_ok_and(|p| p.to_string().contains("fp32"));
+    let operand_of = |t: &Tensor| {
+        if full {
+            t.data.clone()
+        } else {
+            t.data.iter().map(|&x| Element::BF16.round(x)).collect()
         }
-        "vector.transpose" => {
-            // Result dimension i is input dimension permutation[i].
-            let input = tensor(state, operand(0)?)?;
-            let permutation =
-                DenseI64ArrayAttribute::try_from(op.attribute("permutation").map_err(|_| "no permutation")?)
-                    .map_err(|_| "bad permutation")?;
-            let permutation: Vec<usize> = (0..permutation.len())
-                .map(|i| permutation.element(i).map(|d| d as usize).map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?;
-            let (shape, element) = shaped(result_type(&op)?)?;
-            let input_strides = strides(&input.shape);
-            let data = indices(&shape)
-                .map(|index| {
-                    input.data
-                        [index.iter().zip(&permutation).map(|(i, &d)| *i as usize * input_strides[d]).sum::<usize>()]
+    };
+    let (lhs_data, rhs_data) = (operand_of(&lhs), operand_of(&rhs));
+    let (m, k) = (lhs.shape[0] as usize, lhs.shape[1] as usize);
+    let n = accumulator.shape[1] as usize;
+    let mut data = accumulator.data.clone();
+    for i in 0..m {
+        for j in 0..n {
+            let sum: f64 = (0..k)
+                .map(|l| {
+                    lhs_data[i * k + l] * if rhs_contracts_last { rhs_data[j * k + l] } else { rhs_data[l * n + j] }
                 })
-                .collect();
-            Ok(vec![Val::Vector(Tensor { shape, element, data })])
+                .sum();
+            data[i * n + j] = f64::from((data[i * n + j] + sum) as f32);
         }
-        "vector.shape_cast" => {
-            let input = tensor(state, operand(0)?)?;
-            let (shape, _) = shaped(result_type(&op)?)?;
-            Ok(vec![Val::Vector(Tensor { shape, ..input })])
+    }
+    Ok(vec![Val::Vector(Tensor { data, ..accumulator })])
+}
+
+/// `scf.for`: bounds and step are index scalars; the body block takes the induction
+/// variable and the carried values, and yields the next carried values.
+fn for_loop(state: &mut State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let (lower, upper, step) =
+        (scalar(state, operand(op, 0)?)?, scalar(state, operand(op, 1)?)?, scalar(state, operand(op, 2)?)?);
+    if step <= 0 {
+        return Err(format!("a step of {step}"));
+    }
+    let mut carried: Vec<Val> =
+        (3..op.operand_count()).map(|i| get(state, operand(op, i)?)).collect::<Result<_, _>>()?;
+    let body = op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
+    let mut induction = lower;
+    while induction < upper {
+        state.values.insert(key(body.argument(0).map_err(|e| e.to_string())?.into()), Val::Scalar(induction));
+        for (i, value) in carried.iter().enumerate() {
+            state.values.insert(key(body.argument(i + 1).map_err(|e| e.to_string())?.into()), value.clone());
         }
-        "vector.broadcast" => {
-            let (shape, element) = shaped(result_type(&op)?)?;
-            let data = match get(state, operand(0)?)? {
-                Val::Scalar(s) => vec![s as f64; element_count(&shape)],
-                Val::Vector(input) => {
-                    let offset = shape.len() - input.shape.len();
-                    let input_strides = strides(&input.shape);
-                    indices(&shape)
-                        .map(|index| {
-                            let at: usize = (0..input.shape.len())
-                                .map(|d| if input.shape[d] == 1 { 0 } else { index[d + offset] as usize } * input_strides[d])
-                                .sum();
-                            input.data[at]
-                        })
-                        .collect()
-                }
-            };
-            Ok(vec![Val::Vector(Tensor { shape, element, data })])
-        }
-        "vector.multi_reduction" => {
-            let (input, initial) = (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?);
-            let kind = op.attribute("kind").map_err(|_| "no kind")?.to_string();
-            let dims =
-                DenseI64ArrayAttribute::try_from(op.attribute("reduction_dims").map_err(|_| "no reduction_dims")?)
-                    .map_err(|_| "bad reduction_dims")?;
-            let dims: Vec<usize> = (0..dims.len())
-                .map(|i| dims.element(i).map(|d| d as usize).map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?;
-            let combine: fn(f64, f64) -> f64 = if kind.contains("maximumf") {
-                |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
-            } else if kind.contains("minimumf") {
-                |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
-            } else if kind.contains("add") {
-                |a, b| a + b
-            } else {
-                return Err(format!("reduction kind {kind}"));
-            };
-            let mut data = initial.data.clone();
-            let kept_strides = strides(&initial.shape);
-            for (flat, index) in indices(&input.shape).enumerate() {
-                let kept: Vec<i64> =
-                    index.iter().enumerate().filter(|(d, _)| !dims.contains(d)).map(|(_, &i)| i).collect();
-                let at: usize = kept.iter().zip(&kept_strides).map(|(i, s)| *i as usize * s).sum();
-                data[at] = input.element.round(combine(data[at], input.data[flat]));
-            }
-            Ok(vec![Val::Vector(Tensor { data, ..initial })])
-        }
-        "tpu.matmul" => {
-            let (lhs, rhs, accumulator) =
-                (tensor(state, operand(0)?)?, tensor(state, operand(1)?)?, tensor(state, operand(2)?)?);
-            let numbers = op.attribute("dimension_numbers").map_err(|_| "no dimension_numbers")?.to_string();
-            let rhs_contracts_last = numbers.contains("<[1], [1]");
-            if !rhs_contracts_last && !numbers.contains("<[1], [0]") {
-                return Err(format!("dimension numbers {numbers}"));
-            }
-            // At Mosaic's default precision the MXU takes f32 operands rounded to bf16 (one
-            // pass); `precision = #tpu.contract_precision<fp32>` multiplies them in f32.
-            let full = op.attribute("precision").is_ok_and(|p| p.to_string().contains("fp32"));
-            let operand_of = |t: &Tensor| {
-                if full {
-                    t.data.clone()
-                } else {
-                    t.data.iter().map(|&x| Element::BF16.round(x)).collect()
-                }
-            };
-            let (lhs_data, rhs_data) = (operand_of(&lhs), operand_of(&rhs));
-            let (m, k) = (lhs.shape[0] as usize, lhs.shape[1] as usize);
-            let n = accumulator.shape[1] as usize;
-            let mut data = accumulator.data.clone();
-            for i in 0..m {
-                for j in 0..n {
-                    let sum: f64 = (0..k)
-                        .map(|l| {
-                            lhs_data[i * k + l]
-                                * if rhs_contracts_last { rhs_data[j * k + l] } else { rhs_data[l * n + j] }
-                        })
-                        .sum();
-                    data[i * n + j] = f64::from((data[i * n + j] + sum) as f32);
-                }
-            }
-            Ok(vec![Val::Vector(Tensor { data, ..accumulator })])
-        }
-        "scf.for" => {
-            // Bounds and step are index scalars; the body block takes the induction
-            // variable and the carried values, and yields the next carried values.
-            let (lower, upper, step) =
-                (scalar(state, operand(0)?)?, scalar(state, operand(1)?)?, scalar(state, operand(2)?)?);
-            if step <= 0 {
-                return Err(format!("a step of {step}"));
-            }
-            let mut carried: Vec<Val> =
-                (3..op.operand_count()).map(|i| get(state, operand(i)?)).collect::<Result<_, _>>()?;
-            let body = op.region(0).ok().and_then(|region| region.first_block()).ok_or("no body")?;
-            let mut induction = lower;
-            while induction < upper {
-                state.values.insert(key(body.argument(0).map_err(|e| e.to_string())?.into()), Val::Scalar(induction));
-                for (i, value) in carried.iter().enumerate() {
-                    state.values.insert(key(body.argument(i + 1).map_err(|e| e.to_string())?.into()), value.clone());
-                }
-                carried = run_block(state, body)?;
-                induction += step;
-            }
-            Ok(carried)
-        }
-        "scf.if" => {
-            let condition = scalar(state, operand(0)?)?;
-            let region = op.region(if condition != 0 { 0 } else { 1 }).map_err(|e| e.to_string())?;
-            match region.first_block() {
-                Some(block) => run_block(state, block),
-                None => Ok(Vec::new()),
-            }
-        }
-        other => Err(format!("the interpreter does not know '{other}'")),
+        carried = run_block(state, body)?;
+        induction += step;
+    }
+    Ok(carried)
+}
+
+/// `scf.if`: the then region, or the else region (possibly empty).
+fn if_else(state: &mut State, op: &OperationRef) -> Result<Vec<Val>, String> {
+    let condition = scalar(state, operand(op, 0)?)?;
+    let region = op.region(if condition != 0 { 0 } else { 1 }).map_err(|e| e.to_string())?;
+    match region.first_block() {
+        Some(block) => run_block(state, block),
+        None => Ok(Vec::new()),
     }
 }
 

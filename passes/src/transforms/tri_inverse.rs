@@ -36,7 +36,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
     BlockLike, RegionLike, Type, Value, ValueLike,
 };
-use melior::pass::Pass;
+use melior::{pass::Pass, ContextRef};
 use std::collections::HashSet;
 
 static PASS_ID: PassId = PassId;
@@ -421,63 +421,167 @@ fn forward_substitution<'c: 'a, 'a>(for_op: OperationRef<'c, 'a>) -> Result<Forw
 fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method, refine: bool) {
     let Method { block, doubling, side_by_side, .. } = method;
     let last = inverses.last().expect("at least one inverse");
-    let (size, blocks) = (last.size, last.blocks);
-    let heads = if side_by_side { size / blocks } else { 1 };
-    let rows = size / heads;
-    let context = last.for_op.context();
-    let vector = |rows: i64, element: &str| {
-        Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{size}x{element}>")).expect("a vector type")
-    };
-    let (tile, ints, bools) = (vector(rows, "f32"), vector(rows, "i32"), vector(rows, "i1"));
-    // Everything goes where the last loop was.
-    let at = last.for_op;
-    let int_splat = |value: i64, r#type: Type<'c>| {
-        insert_before(at, "arith.constant", &[], r#type, &[("value", format!("dense<{value}> : {type}"))])
-    };
-    let iota = |dimension: i32, r#type: Type<'c>| {
-        insert_before(at, "tpu.iota", &[], r#type, &[("dimensions", format!("array<i32: {dimension}>"))])
-    };
-    // `row / span == column / span`, row and column counted within a head's block.
-    let block_index = |index: Value<'c, 'a>, span: i64, r#type: Type<'c>| {
-        insert_before(at, "arith.divsi", &[index, int_splat(span, r#type)], r#type, &[])
-    };
-    let same = |(row, column): (Value<'c, 'a>, Value<'c, 'a>), span: i64, r#type: Type<'c>, bools: Type<'c>| {
-        insert_before(
-            at,
-            "arith.cmpi",
-            &[block_index(row, span, r#type), block_index(column, span, r#type)],
-            bools,
-            &[("predicate", "0 : i64".into())],
-        )
-    };
-    let (row, mut column) = (iota(0, ints), iota(1, ints));
-    if heads > 1 {
-        let head_start =
-            insert_before(at, "arith.muli", &[block_index(column, blocks, ints), int_splat(blocks, ints)], ints, &[]);
-        column = insert_before(at, "arith.subi", &[column, head_start], ints, &[]);
+    let solver = Solver::new(last, side_by_side);
+    let a: Vec<Value> = inverses.iter().map(|inverse| solver.side_by_side_of(inverse.a)).collect();
+    let identity = solver.identities(inverses);
+    // The products' attributes: at the loop's precision (`precise`), or, refining, one
+    // bf16 pass.
+    let mut precise = vec![("transpose_rhs", "false".to_owned())];
+    precise.extend(last.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
+    let mut one_pass: Vec<(&str, String)> = precise.iter().filter(|(name, _)| *name != "precision").cloned().collect();
+    one_pass.push(("precision", "\"bf16\"".to_owned()));
+    let attributes = if refine { &one_pass } else { &precise };
+    let x = solver.diagonal_blocks(&a, &identity, block, doubling, attributes);
+    let mut x = solver.merged(&a, x, block, attributes);
+    if refine {
+        x = solver.refined(&a, &identity, x, &precise, &one_pass);
     }
-    let same_span = |span: i64| same((row, column), span, ints, bools);
-    // Each tile below is one per inverse.
-    let add = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
-        xs.iter()
-            .zip(ys)
-            .map(|(&x, &y)| {
-                insert_before(at, "arith.addf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])
-            })
-            .collect()
-    };
-    let subtract = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
-        xs.iter()
-            .zip(ys)
-            .map(|(&x, &y)| {
-                insert_before(at, "arith.subf", &[x, y], tile, &[("fastmath", "#arith.fastmath<none>".into())])
-            })
-            .collect()
-    };
-    // A stacked tile's diagonal blocks side by side: the sum of its row blocks (zero off
-    // the diagonal blocks).
-    let side_by_side_of = |stacked: Value<'c, 'a>| -> Value<'c, 'a> {
-        if heads == 1 {
+    solver.replace_loops(inverses, x);
+}
+
+/// A blocked inverse being written before `at` (the last loop): its shapes, index tiles
+/// and stackers. Each step works on one tile per inverse, `rows` x `size`: the heads'
+/// diagonal blocks of `blocks` rows side by side when `heads` > 1.
+struct Solver<'c, 'a> {
+    at: OperationRef<'c, 'a>,
+    size: i64,
+    blocks: i64,
+    heads: i64,
+    rows: i64,
+    /// Columns of the side-by-side tiles one product takes: a lane tile of 128 (whole
+    /// heads) where such tiles divide the row, so each product's right operand is a 128 x
+    /// 128 block diagonal tile, not size x size; the groups' products are independent and
+    /// issued together.
+    group: i64,
+    /// f32, i32 and i1 `rows` x `size` tiles, and f32 `rows` x `group` parts of them.
+    tile: Type<'c>,
+    ints: Type<'c>,
+    bools: Type<'c>,
+    part: Type<'c>,
+    /// A tile's row and column indices, the column counted within a head's block.
+    row: Value<'c, 'a>,
+    column: Value<'c, 'a>,
+    /// Side-by-side tiles stacked back, whole and (when `group` < `size`) a part.
+    stacked: Stacker<'c, 'a>,
+    stacked_group: Option<Stacker<'c, 'a>>,
+}
+
+/// Stacks back a `rows` x `width` tile of heads' blocks side by side: copies of it
+/// masked to the diagonal blocks of a `width` x `width` tile (with one head, the tile
+/// itself).
+struct Stacker<'c, 'a> {
+    at: OperationRef<'c, 'a>,
+    square: Type<'c>,
+    copies: usize,
+    diagonal_blocks: Option<Value<'c, 'a>>,
+}
+
+impl<'c, 'a> Stacker<'c, 'a> {
+    fn new(at: OperationRef<'c, 'a>, context: &ContextRef<'c>, width: i64, heads: i64, blocks: i64) -> Self {
+        let (square, ints, bools) = (
+            vector_type(context, width, width, "f32"),
+            vector_type(context, width, width, "i32"),
+            vector_type(context, width, width, "i1"),
+        );
+        let diagonal_blocks =
+            (heads > 1).then(|| same_span_mask(at, (iota(at, 0, ints), iota(at, 1, ints)), blocks, ints, bools));
+        Stacker { at, square, copies: (width / blocks) as usize, diagonal_blocks }
+    }
+
+    fn stack(&self, value: Value<'c, 'a>) -> Value<'c, 'a> {
+        let Some(diagonal_blocks) = self.diagonal_blocks else { return value };
+        let (at, square) = (self.at, self.square);
+        let copies =
+            insert_before(at, "tpu.concatenate", &vec![value; self.copies], square, &[("dimension", "0 : i32".into())]);
+        insert_before(at, "arith.select", &[diagonal_blocks, copies, splat_before(at, 0.0, square)], square, &[])
+    }
+}
+
+fn vector_type<'c>(context: &ContextRef<'c>, rows: i64, columns: i64, element: &str) -> Type<'c> {
+    // SAFETY: `context` is the live context of the ops being rewritten.
+    Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{columns}x{element}>")).expect("a vector type")
+}
+
+fn int_splat<'c, 'a>(at: OperationRef<'c, 'a>, value: i64, r#type: Type<'c>) -> Value<'c, 'a> {
+    insert_before(at, "arith.constant", &[], r#type, &[("value", format!("dense<{value}> : {type}"))])
+}
+
+fn iota<'c, 'a>(at: OperationRef<'c, 'a>, dimension: i32, r#type: Type<'c>) -> Value<'c, 'a> {
+    insert_before(at, "tpu.iota", &[], r#type, &[("dimensions", format!("array<i32: {dimension}>"))])
+}
+
+/// `index / span`.
+fn block_index<'c, 'a>(at: OperationRef<'c, 'a>, index: Value<'c, 'a>, span: i64, r#type: Type<'c>) -> Value<'c, 'a> {
+    insert_before(at, "arith.divsi", &[index, int_splat(at, span, r#type)], r#type, &[])
+}
+
+/// `row / span == column / span`.
+fn same_span_mask<'c, 'a>(
+    at: OperationRef<'c, 'a>,
+    (row, column): (Value<'c, 'a>, Value<'c, 'a>),
+    span: i64,
+    r#type: Type<'c>,
+    bools: Type<'c>,
+) -> Value<'c, 'a> {
+    insert_before(
+        at,
+        "arith.cmpi",
+        &[block_index(at, row, span, r#type), block_index(at, column, span, r#type)],
+        bools,
+        &[("predicate", "0 : i64".into())],
+    )
+}
+
+impl<'c, 'a> Solver<'c, 'a> {
+    /// The shapes of `last`'s inverse, its row and column indices, and the stackers.
+    fn new(last: &ForwardSubstitution<'c, 'a>, side_by_side: bool) -> Self {
+        let (size, blocks) = (last.size, last.blocks);
+        let heads = if side_by_side { size / blocks } else { 1 };
+        let rows = size / heads;
+        let context = last.for_op.context();
+        let (tile, ints, bools) = (
+            vector_type(&context, rows, size, "f32"),
+            vector_type(&context, rows, size, "i32"),
+            vector_type(&context, rows, size, "i1"),
+        );
+        let at = last.for_op;
+        let (row, mut column) = (iota(at, 0, ints), iota(at, 1, ints));
+        if heads > 1 {
+            let head_start = insert_before(
+                at,
+                "arith.muli",
+                &[block_index(at, column, blocks, ints), int_splat(at, blocks, ints)],
+                ints,
+                &[],
+            );
+            column = insert_before(at, "arith.subi", &[column, head_start], ints, &[]);
+        }
+        let group = if heads > 1 && 128 % blocks == 0 && size % 128 == 0 { 128 } else { size };
+        let stacked = Stacker::new(at, &context, size, heads, blocks);
+        let stacked_group = (group < size).then(|| Stacker::new(at, &context, group, heads, blocks));
+        let part = vector_type(&context, rows, group, "f32");
+        Solver { at, size, blocks, heads, rows, group, tile, ints, bools, part, row, column, stacked, stacked_group }
+    }
+
+    /// `row / span == column / span` within each head's block.
+    fn same_span(&self, span: i64) -> Value<'c, 'a> {
+        same_span_mask(self.at, (self.row, self.column), span, self.ints, self.bools)
+    }
+
+    /// An f32 elementwise op on one tile per inverse.
+    fn each(&self, name: &str, xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]) -> Vec<Value<'c, 'a>> {
+        xs.iter().zip(ys).map(|(&x, &y)| self.binary(name, x, y)).collect()
+    }
+
+    fn binary(&self, name: &str, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
+        insert_before(self.at, name, &[x, y], self.tile, &[("fastmath", "#arith.fastmath<none>".into())])
+    }
+
+    /// A stacked tile's diagonal blocks side by side: the sum of its row blocks (zero off
+    /// the diagonal blocks).
+    fn side_by_side_of(&self, stacked: Value<'c, 'a>) -> Value<'c, 'a> {
+        let (at, rows, size) = (self.at, self.rows, self.size);
+        if self.heads == 1 {
             return stacked;
         }
         let row_block = |head: i64| {
@@ -486,83 +590,51 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
                 ("sizes", format!("[{rows}, {size}]")),
                 ("strides", "[1, 1]".to_owned()),
             ];
-            insert_before(at, "vector.extract_strided_slice", &[stacked], tile, &attributes)
+            insert_before(at, "vector.extract_strided_slice", &[stacked], self.tile, &attributes)
         };
-        (1..heads).fold(row_block(0), |sum, head| {
-            insert_before(
-                at,
-                "arith.addf",
-                &[sum, row_block(head)],
-                tile,
-                &[("fastmath", "#arith.fastmath<none>".into())],
-            )
-        })
-    };
-    let group = if heads > 1 && 128 % blocks == 0 && size % 128 == 0 { 128 } else { size };
-    // A `rows` x `width` tile of heads' blocks side by side stacked back, for widths
-    // `group` and `size`: copies of it masked to the diagonal blocks of a `width` x
-    // `width` tile.
-    let stacker = |width: i64| {
-        let typed = |element: &str| {
-            Type::parse(unsafe { context.to_ref() }, &format!("vector<{width}x{width}x{element}>"))
-                .expect("a vector type")
-        };
-        let (square, ints, bools) = (typed("f32"), typed("i32"), typed("i1"));
-        let diagonal_blocks = (heads > 1).then(|| same((iota(0, ints), iota(1, ints)), blocks, ints, bools));
-        move |value: Value<'c, 'a>| -> Value<'c, 'a> {
-            let Some(diagonal_blocks) = diagonal_blocks else { return value };
-            let copies = insert_before(
-                at,
-                "tpu.concatenate",
-                &vec![value; (width / blocks) as usize],
-                square,
-                &[("dimension", "0 : i32".into())],
-            );
-            insert_before(at, "arith.select", &[diagonal_blocks, copies, splat_before(at, 0.0, square)], square, &[])
-        }
-    };
-    let (stacked_of, stacked_group_of) = (stacker(size), (group < size).then(|| stacker(group)));
-    let a: Vec<Value> = inverses.iter().map(|inverse| side_by_side_of(inverse.a)).collect();
-    // The inverses' identities, each laid side by side once.
-    let mut identities: Vec<(Value, Value)> = Vec::new();
-    let identity: Vec<Value> = inverses
-        .iter()
-        .map(|inverse| match identities.iter().find(|(stacked, _)| *stacked == inverse.identity) {
-            Some(&(_, side)) => side,
-            None => {
-                let side = side_by_side_of(inverse.identity);
-                identities.push((inverse.identity, side));
-                side
-            }
-        })
-        .collect();
-    let masked = |keep: Value<'c, 'a>| -> Vec<Value<'c, 'a>> {
+        (1..self.heads).fold(row_block(0), |sum, head| self.binary("arith.addf", sum, row_block(head)))
+    }
+
+    /// The inverses' identities, each laid side by side once.
+    fn identities(&self, inverses: &[ForwardSubstitution<'c, 'a>]) -> Vec<Value<'c, 'a>> {
+        let mut identities: Vec<(Value, Value)> = Vec::new();
+        inverses
+            .iter()
+            .map(|inverse| match identities.iter().find(|(stacked, _)| *stacked == inverse.identity) {
+                Some(&(_, side)) => side,
+                None => {
+                    let side = self.side_by_side_of(inverse.identity);
+                    identities.push((inverse.identity, side));
+                    side
+                }
+            })
+            .collect()
+    }
+
+    /// Each of `a` where `keep`, else zero.
+    fn masked(&self, a: &[Value<'c, 'a>], keep: Value<'c, 'a>) -> Vec<Value<'c, 'a>> {
+        let (at, tile) = (self.at, self.tile);
         a.iter()
             .map(|&a| insert_before(at, "arith.select", &[keep, a, splat_before(at, 0.0, tile)], tile, &[]))
             .collect()
-    };
-    // Columns of the side-by-side tiles one product takes: a lane tile of 128 (whole
-    // heads) where such tiles divide the row, so each product's right operand is a 128 x
-    // 128 block diagonal tile, not size x size; the groups' products are independent and
-    // issued together.
-    let part = Type::parse(unsafe { context.to_ref() }, &format!("vector<{rows}x{group}xf32>")).expect("a vector type");
-    let columns = |value: Value<'c, 'a>, first: i64| {
+    }
+
+    /// Columns `first` .. `first` + `group` of a side-by-side tile.
+    fn columns(&self, value: Value<'c, 'a>, first: i64) -> Value<'c, 'a> {
         let attributes = [
             ("offsets", format!("[0, {first}]")),
-            ("sizes", format!("[{rows}, {group}]")),
+            ("sizes", format!("[{}, {}]", self.rows, self.group)),
             ("strides", "[1, 1]".to_owned()),
         ];
-        insert_before(at, "vector.extract_strided_slice", &[value], part, &attributes)
-    };
-    // x y, both block diagonal, x (and the product) side by side when heads > 1: at the
-    // loop's precision (`precise_matmul`), or, refining, in one bf16 pass (`matmul`).
-    let mut attributes = vec![("transpose_rhs", "false".to_owned())];
-    attributes.extend(last.product_attributes.iter().map(|(name, value)| (name.as_str(), value.clone())));
-    let mut one_pass: Vec<(&str, String)> =
-        attributes.iter().filter(|(name, _)| *name != "precision").cloned().collect();
-    one_pass.push(("precision", "\"bf16\"".to_owned()));
-    let product = |attributes: &[(&str, String)], xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
-        let Some(stacked_group_of) = &stacked_group_of else {
+        insert_before(self.at, "vector.extract_strided_slice", &[value], self.part, &attributes)
+    }
+
+    /// x y per inverse, both block diagonal, x (and the product) side by side when there
+    /// are several heads, in products taking `attributes`: one per `group` columns where
+    /// those are fewer than `size`.
+    fn product(&self, attributes: &[(&str, String)], xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]) -> Vec<Value<'c, 'a>> {
+        let at = self.at;
+        let Some(stacked_group) = &self.stacked_group else {
             return xs
                 .iter()
                 .zip(ys)
@@ -570,78 +642,119 @@ fn blocked<'c: 'a, 'a>(inverses: &[ForwardSubstitution<'c, 'a>], method: Method,
                     insert_before(
                         at,
                         "flywheel.matmul",
-                        &[x, stacked_of(y), splat_before(at, 0.0, tile)],
-                        tile,
+                        &[x, self.stacked.stack(y), splat_before(at, 0.0, self.tile)],
+                        self.tile,
                         attributes,
                     )
                 })
                 .collect();
         };
         let mut products = vec![Vec::new(); xs.len()];
-        for index in 0..size / group {
+        for index in 0..self.size / self.group {
             for (inverse, (&x, &y)) in xs.iter().zip(ys).enumerate() {
-                let (x, y) = (columns(x, index * group), columns(y, index * group));
+                let (x, y) = (self.columns(x, index * self.group), self.columns(y, index * self.group));
                 products[inverse].push(insert_before(
                     at,
                     "flywheel.matmul",
-                    &[x, stacked_group_of(y), splat_before(at, 0.0, part)],
-                    part,
+                    &[x, stacked_group.stack(y), splat_before(at, 0.0, self.part)],
+                    self.part,
                     attributes,
                 ));
             }
         }
         products
             .iter()
-            .map(|parts| insert_before(at, "tpu.concatenate", parts, tile, &[("dimension", "1 : i32".into())]))
+            .map(|parts| insert_before(at, "tpu.concatenate", parts, self.tile, &[("dimension", "1 : i32".into())]))
             .collect()
-    };
-    let precise_matmul = |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(&attributes, xs, ys);
-    let matmul =
-        |xs: &[Value<'c, 'a>], ys: &[Value<'c, 'a>]| product(if refine { &one_pass } else { &attributes }, xs, ys);
-    // The diagonal blocks (N: A restricted to them, nilpotent of index `block`): `block`
-    // - 1 steps of X ← I - N X, or (I - N)(I + N²)(I + N⁴)... (the same sum of powers of
-    // -N, on blocks small enough that the powers stay bounded).
-    let diagonal = masked(same_span(block));
-    let mut x = identity.clone();
-    if doubling {
-        x = subtract(&identity, &diagonal);
-        let (mut power, mut exponent) = (diagonal, 1);
-        while 2 * exponent < block {
-            power = matmul(&power, &power);
-            exponent *= 2;
-            x = matmul(&x, &add(&identity, &power));
+    }
+
+    /// The inverses of the diagonal blocks of `block` rows (N: A restricted to them,
+    /// nilpotent of index `block`): `block` - 1 steps of X ← I - N X, or the doubling
+    /// product (I - N)(I + N²)(I + N⁴)... (the same sum of powers of -N, on blocks small
+    /// enough that the powers stay bounded).
+    fn diagonal_blocks(
+        &self,
+        a: &[Value<'c, 'a>],
+        identity: &[Value<'c, 'a>],
+        block: i64,
+        doubling: bool,
+        attributes: &[(&str, String)],
+    ) -> Vec<Value<'c, 'a>> {
+        let diagonal = self.masked(a, self.same_span(block));
+        if doubling {
+            let mut x = self.each("arith.subf", identity, &diagonal);
+            let (mut power, mut exponent) = (diagonal, 1);
+            while 2 * exponent < block {
+                power = self.product(attributes, &power, &power);
+                exponent *= 2;
+                x = self.product(attributes, &x, &self.each("arith.addf", identity, &power));
+            }
+            x
+        } else {
+            let mut x = identity.to_vec();
+            for _ in 1..block {
+                x = self.each("arith.subf", identity, &self.product(attributes, &diagonal, &x));
+            }
+            x
         }
-    } else {
-        for _ in 1..block {
-            x = subtract(&identity, &matmul(&diagonal, &x));
+    }
+
+    /// Merges of the solved diagonal blocks of `block` rows up to `blocks`: X ← X - X (E
+    /// X), E the lower-left s-blocks of A inside each 2s block.
+    fn merged(
+        &self,
+        a: &[Value<'c, 'a>],
+        mut x: Vec<Value<'c, 'a>>,
+        block: i64,
+        attributes: &[(&str, String)],
+    ) -> Vec<Value<'c, 'a>> {
+        let mut span = block;
+        while span < self.blocks {
+            let apart = insert_before(
+                self.at,
+                "arith.xori",
+                &[self.same_span(2 * span), self.same_span(span)],
+                self.bools,
+                &[],
+            );
+            let lower_left = self.masked(a, apart);
+            x = self.each("arith.subf", &x, &self.product(attributes, &x, &self.product(attributes, &lower_left, &x)));
+            span *= 2;
         }
+        x
     }
-    // Merges: X ← X - X (E X), E the lower-left s-blocks of A inside each 2s block.
-    let mut span = block;
-    while span < blocks {
-        let apart = insert_before(at, "arith.xori", &[same_span(2 * span), same_span(span)], bools, &[]);
-        let lower_left = masked(apart);
-        x = subtract(&x, &matmul(&x, &matmul(&lower_left, &x)));
-        span *= 2;
+
+    /// One Newton step X + X R, R = I - (I + A) X at the loop's precision (`precise`),
+    /// after a blocked inverse in `one_pass` products.
+    fn refined(
+        &self,
+        a: &[Value<'c, 'a>],
+        identity: &[Value<'c, 'a>],
+        x: Vec<Value<'c, 'a>>,
+        precise: &[(&str, String)],
+        one_pass: &[(&str, String)],
+    ) -> Vec<Value<'c, 'a>> {
+        let residual = self.each("arith.subf", &self.each("arith.subf", identity, &x), &self.product(precise, a, &x));
+        self.each("arith.addf", &x, &self.product(one_pass, &x, &residual))
     }
-    if refine {
-        let residual = subtract(&subtract(&identity, &x), &precise_matmul(&a, &x));
-        x = add(&x, &matmul(&x, &residual));
-    }
-    for (inverse, x) in inverses.iter().zip(x) {
-        let x = stacked_of(x);
-        let for_op = inverse.for_op;
-        let mut bounds: Vec<Value> = (0..3).map(|i| for_op.operand(i).expect("a loop's bounds")).collect();
-        bounds.sort_by_key(|bound| bound.to_raw().ptr as usize);
-        bounds.dedup_by_key(|bound| bound.to_raw().ptr as usize);
-        replace_op(for_op, x);
-        // The loop's bound constants, unless something else uses them.
-        for bound in bounds {
-            if let Some(constant) =
-                defined_by(bound, "arith.constant").filter(|_| flywheel_kernels::tile_ir::users(bound).is_empty())
-            {
-                // SAFETY: an op without uses, erased once (the bounds are distinct values).
-                unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };
+
+    /// Each loop replaced by its inverse stacked back, and its bound constants erased
+    /// unless something else uses them.
+    fn replace_loops(&self, inverses: &[ForwardSubstitution<'c, 'a>], x: Vec<Value<'c, 'a>>) {
+        for (inverse, x) in inverses.iter().zip(x) {
+            let x = self.stacked.stack(x);
+            let for_op = inverse.for_op;
+            let mut bounds: Vec<Value> = (0..3).map(|i| for_op.operand(i).expect("a loop's bounds")).collect();
+            bounds.sort_by_key(|bound| bound.to_raw().ptr as usize);
+            bounds.dedup_by_key(|bound| bound.to_raw().ptr as usize);
+            replace_op(for_op, x);
+            for bound in bounds {
+                if let Some(constant) =
+                    defined_by(bound, "arith.constant").filter(|_| flywheel_kernels::tile_ir::users(bound).is_empty())
+                {
+                    // SAFETY: an op without uses, erased once (the bounds are distinct values).
+                    unsafe { mlir_sys::mlirOperationDestroy(constant.to_raw()) };
+                }
             }
         }
     }
