@@ -1,7 +1,7 @@
 //! The chunked Gated DeltaNet kernel as FlyWheel tile IR, for `flywheel-tile`: a kernel
 //! module like `mosaic_attention.rs` writes, whose grid is (batch, value head, chunk) with
 //! the chunk axis sequential (`arbitrary`), carrying the f32 state S (Dk x Dv) in VMEM
-//! scratch. Per chunk of C tokens (DESIGN.md's chunk math; i, j positions in the chunk):
+//! scratch. Per chunk of C tokens (docs/design.md's chunk math; i, j positions in the chunk):
 //!
 //!   γ = cumsum(g)   D_ij = exp(γ_i - γ_j) for j <= i, else 0
 //!   A = strictly_lower(β_i (k_i·k_j) D_ij)   T = (I + A)⁻¹  (forward substitution)

@@ -117,8 +117,8 @@ fn create(options: TriInverseOptions) -> Pass {
 }
 
 /// The diagonal blocks of a refined inverse: with blocks of 8, the one-pass error of their
-/// powers N^4 leaves relative L2 6.1e-4 after the Newton step with correlated keys
-/// (`gated_delta::refined`), 6.5e-5 with blocks of 4.
+/// powers N^4 survives the Newton step with correlated keys (`gated_delta::refined`;
+/// docs/kernels/gated_delta.md has the errors).
 const REFINED_BLOCK: i64 = 4;
 
 /// How the blocked inverse is computed (the pass's options of those names).

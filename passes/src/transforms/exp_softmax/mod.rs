@@ -10,8 +10,7 @@
 //!   Sᵀ = K·Qᵀ, the K tile: either factor scales the product alike). `exact` (the default) folds only
 //!   when nothing rounds: Q in f32, or a power-of-two scale. `always` also rounds a bf16
 //!   Q times the scale to bf16, as Pallas' flash attention does; that costs accuracy on
-//!   large logits (a JAX bf16 transformer block: relative L2 4.9e-2 against the original
-//!   with exp2, 2.4e-3 without the fold). `split` also keeps a bf16 Q exact, as two bf16
+//!   large logits (docs/kernels/attention.md has the errors). `split` also keeps a bf16 Q exact, as two bf16
 //!   parts side by side in the contraction; `split-unbanded` splits only in kernels
 //!   without a causal or window band and folds those as `exact` does.
 //! - `reciprocal`: the final normalization is one reciprocal per row (per lane-replicated
