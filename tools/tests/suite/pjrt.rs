@@ -103,11 +103,11 @@ fn scratch(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("flywheel-pjrt-{}-{name}", std::process::id()))
 }
 
-/// `test/flywheel/Inputs/known_answer_<dtype>.mlir` computes exp(x) * y, the row sums of
+/// `test/tools/flywheel/Inputs/known_answer_<dtype>.mlir` computes exp(x) * y, the row sums of
 /// x, and select(mask, x, -x). The inputs are exact in bf16, so the only rounding is the
 /// program's own.
 fn known_answer(dtype: DType) -> Result<(), Failed> {
-    let program = repository_root().join(format!("test/flywheel/Inputs/known_answer_{dtype}.mlir"));
+    let program = repository_root().join(format!("test/tools/flywheel/Inputs/known_answer_{dtype}.mlir"));
     let x = [-1.5, -0.25, 0.0, 0.5, 1.0, 2.125];
     let y = [3.0, -2.0, 0.75, 1.5, -0.5, 0.25];
     let mask = [1.0, 0.0, 1.0, 0.0, 0.0, 1.0];
@@ -167,7 +167,7 @@ fn known_answer(dtype: DType) -> Result<(), Failed> {
 
 fn check_passes_identical_programs() -> Result<(), Failed> {
     for dtype in ["f32", "bf16"] {
-        let program = repository_root().join(format!("test/flywheel/Inputs/known_answer_{dtype}.mlir"));
+        let program = repository_root().join(format!("test/tools/flywheel/Inputs/known_answer_{dtype}.mlir"));
         let program = program.display().to_string();
         let (ok, text) = flywheel(&["check", &program, &program, "--seed", "5"])?;
         if !ok || !text.contains("check: passed (3 outputs within tolerance)") {
