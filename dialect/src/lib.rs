@@ -4,6 +4,7 @@
 //! generic-form ops).
 
 pub mod diagnostics;
+pub mod ir;
 pub mod layout;
 pub mod ops;
 pub mod stablehlo;

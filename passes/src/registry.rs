@@ -19,6 +19,7 @@ pub fn find_pipeline(name: &str) -> Option<&'static PipelineInfo> {
 /// Every FlyWheel pass, in pipeline order.
 pub fn passes() -> &'static [PassInfo] {
     static PASSES: &[PassInfo] = &[
+        crate::raise::normalize::PASS,
         crate::raise::attention::PASS,
         crate::raise::gated_delta::PASS,
         crate::prepare::verify::PASS,

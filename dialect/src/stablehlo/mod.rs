@@ -130,7 +130,7 @@ macro_rules! view {
 
             /// The view of the op defining `value`, if it is this kind of op.
             pub fn defining(value: Value<'c, 'a>) -> Option<Self> {
-                let result = melior::ir::operation::OperationResult::try_from(value).ok()?;
+                let result = crate::ir::op_result(value)?;
                 Self::from_operation(result.owner())
             }
 

@@ -151,14 +151,19 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
 
     /// A scalar `dense<value>` constant of `element` (`f32`, `i32`, `i1`...).
     pub fn scalar(&self, value: f64, element: &str) -> Value<'c, 'a> {
+        self.constant(value, self.tensor_type(&[], element), element)
+    }
+
+    /// A constant of tensor type `type` (whose elements are `element`s), every element
+    /// `value`; an infinite value only for f32.
+    pub fn constant(&self, value: f64, r#type: Type<'c>, element: &str) -> Value<'c, 'a> {
         let literal = match element {
             "i1" => (if value != 0.0 { "true" } else { "false" }).to_owned(),
             _ if element.starts_with('i') || element.starts_with("ui") => format!("{}", value as i64),
             _ if value.is_infinite() => (if value > 0.0 { "0x7F800000" } else { "0xFF800000" }).to_owned(),
             _ => float_literal(value),
         };
-        let r#type = self.tensor_type(&[], element);
-        let value = self.attribute(&format!("dense<{literal}> : {}", tensor_type_text(&[], element)));
+        let value = self.attribute(&format!("dense<{literal}> : {type}"));
         self.insert("stablehlo.constant", &[], r#type, &[("value", value)])
     }
 

@@ -56,7 +56,7 @@ pub fn note<'c, 'a>(matched: &mut Vec<OperationRef<'c, 'a>>, values: &[Traced<'c
     for value in values {
         if let Some(&call) = value.calls.first() {
             matched.push(call);
-        } else if let Ok(result) = melior::ir::operation::OperationResult::try_from(value.value) {
+        } else if let Some(result) = flywheel_dialect::ir::op_result(value.value) {
             matched.push(result.owner());
         }
     }

@@ -4,13 +4,13 @@
 
 use crate::analysis::atoms::{self, Atoms, Axis, Mismatch};
 use flywheel_dialect::{
+    ir::{block_argument, op_result},
     stablehlo::{splat_value, BroadcastInDim, Constant, Reshape, Transpose},
     tensor::TensorInfo,
 };
 use melior::ir::{
     attribute::{FlatSymbolRefAttribute, StringAttribute},
-    block::BlockArgument,
-    operation::{OperationLike, OperationRef, OperationResult, WalkOrder, WalkResult},
+    operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
     BlockLike, RegionLike, Value, ValueLike,
 };
 use std::collections::HashMap;
@@ -124,7 +124,7 @@ impl<'c, 'a> Tracer<'c, 'a> {
     /// Leaves callee arguments for the call operands they are bound to.
     pub fn resolve(&self, traced: &Traced<'c, 'a>) -> Traced<'c, 'a> {
         let mut traced = traced.clone();
-        while let (Ok(argument), Some(&call)) = (BlockArgument::try_from(traced.value), traced.calls.last()) {
+        while let (Some(argument), Some(&call)) = (block_argument(traced.value), traced.calls.last()) {
             let Some(callee) = self.callee(call) else { break };
             let entry = callee.region(0).ok().and_then(|region| region.first_block());
             if entry != Some(argument.owner()) {
@@ -141,7 +141,7 @@ impl<'c, 'a> Tracer<'c, 'a> {
     pub fn producer(&self, traced: &Traced<'c, 'a>) -> Option<Node<'c, 'a>> {
         let mut traced = self.resolve(traced);
         loop {
-            let result = OperationResult::try_from(traced.value).ok()?;
+            let result = op_result(traced.value)?;
             let op = result.owner();
             let Some(callee) = self.callee(op) else {
                 return Some(Node { op, calls: traced.calls });
@@ -286,8 +286,10 @@ fn erasable(tracer: &Tracer, op: OperationRef) -> bool {
 }
 
 /// Erases `ops` that nothing uses any more, then whatever only they used, and private
-/// functions no call is left for. Ops something else still uses stay.
-pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) {
+/// functions no call is left for. Ops something else still uses stay. Returns the
+/// addresses of every op destroyed, those nested in them included, so a caller holding
+/// handles to ops of the module can drop the dead ones.
+pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) -> std::collections::HashSet<usize> {
     let mut pending: Vec<OperationRef> = ops.to_vec();
     let mut erased: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut callees = Vec::new();
@@ -297,16 +299,16 @@ pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) {
             continue;
         }
         for operand in op.operands() {
-            if let Ok(result) = OperationResult::try_from(operand) {
+            if let Some(result) = op_result(operand) {
                 pending.push(result.owner());
             }
         }
         // Calls inside the op (a loop body) go with it.
         op.walk(WalkOrder::PreOrder, |nested| {
             callees.extend(tracer.callee(nested).map(|callee| callee.to_raw()));
+            erased.insert(key(&nested));
             WalkResult::Advance
         });
-        erased.insert(key(&op));
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
         // An op used twice by the erased one may be queued twice; `erased` skips it.
     }
@@ -319,9 +321,39 @@ pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) {
         }
         callee.walk(WalkOrder::PreOrder, |nested| {
             callees.extend(tracer.callee(nested).map(|callee| callee.to_raw()));
+            erased.insert(key(&nested));
             WalkResult::Advance
         });
-        erased.insert(key(&callee));
         unsafe { mlir_sys::mlirOperationDestroy(callee.to_raw()) };
+    }
+    erased
+}
+
+/// Calls `visit` once on each op named `name` under `module`, in program order: `visit`
+/// returns the addresses of the ops it destroyed (None for an op it passed over), and
+/// those not yet visited are skipped. Collecting the candidates once keeps raising linear
+/// in the program; no op is looked at after it is destroyed.
+pub fn for_each_candidate<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+    name: &str,
+    mut visit: impl FnMut(OperationRef<'c, 'a>) -> Option<std::collections::HashSet<usize>>,
+) {
+    let mut candidates = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok(name) {
+            candidates.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    // Addresses of destroyed ops: the candidates were all alive when collected, so no live
+    // one shares an address with an op destroyed since.
+    let mut destroyed = std::collections::HashSet::new();
+    for raw in candidates {
+        if destroyed.contains(&(raw.ptr as usize)) {
+            continue;
+        }
+        // SAFETY: collected from the live module and not destroyed since.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        destroyed.extend(visit(op).into_iter().flatten());
     }
 }

@@ -24,8 +24,6 @@ use flywheel_kernels::tile_ir::{attention_ops, block_ops, gated_delta_ops, top_m
 use melior::{
     ir::{
         attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute},
-        block::BlockArgument,
-        operation::OperationResult,
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         r#type::RankedTensorType,
         Attribute, Block, BlockLike, Location, Region, RegionLike, Type, Value, ValueLike,
@@ -302,14 +300,14 @@ fn partitionable(op: OperationRef) -> Result<Partitionable, String> {
 /// through ops that keep its shape (converts, elementwise ops).
 fn existing_sharding<'c: 'a, 'a>(mut value: Value<'c, 'a>) -> Option<Vec<Vec<String>>> {
     for _ in 0..64 {
-        if let Ok(argument) = BlockArgument::try_from(value) {
+        if let Some(argument) = flywheel_dialect::ir::block_argument(value) {
             let function = argument.owner().parent_operation()?;
             let attributes = ArrayAttribute::try_from(function.attribute("arg_attrs").ok()?).ok()?;
             let dictionary =
                 DictionaryAttribute::try_from(attributes.element(argument.argument_number()).ok()?).ok()?;
             return Some(dimension_axes(&dictionary.element_by_name("sdy.sharding")?.to_string()));
         }
-        let op = OperationResult::try_from(value).ok()?.owner();
+        let op = flywheel_dialect::ir::defining_op(value)?;
         if op.name().as_string_ref().as_str() == Ok("sdy.sharding_constraint") {
             return Some(dimension_axes(&op.attribute("sharding").ok()?.to_string()));
         }

@@ -9,7 +9,8 @@ use crate::{
         Follow, Miss, Operand,
     },
     analysis::trace::{
-        apply_layout, erase_dead, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer, ANY_LAYOUT,
+        apply_layout, erase_dead, follow_layout, for_each_candidate, layout_step, LayoutStep, Node, Through, Traced,
+        Tracer, ANY_LAYOUT,
     },
     options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
@@ -22,11 +23,12 @@ use flywheel_dialect::{
 };
 use melior::{
     ir::{
-        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+        operation::{OperationLike, OperationRef},
         Value, ValueLike,
     },
     pass::Pass,
 };
+use std::collections::HashSet;
 
 /// The largest logit a mask may write and still mean "never attended".
 const MASK_FILL_LIMIT: f64 = -1e30;
@@ -62,47 +64,29 @@ fn create(RaiseAttentionOptions { remarks }: RaiseAttentionOptions) -> Pass {
 
 /// Raises every attention in `module` (a `builtin.module`); returns how many.
 pub fn raise_attention(module: OperationRef, remarks: bool) -> usize {
+    let tracer = Tracer::new(module);
     let mut raised = 0;
-    let mut reported = std::collections::HashSet::new();
-    loop {
-        // A rewrite changes the IR, so candidates are collected afresh after each.
-        let tracer = Tracer::new(module);
-        let mut candidates = Vec::new();
-        module.walk(WalkOrder::PreOrder, |op| {
-            if op.name().as_string_ref().as_str() == Ok(DotGeneral::NAME) {
-                candidates.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        let mut rewritten = false;
-        for raw in candidates {
-            // SAFETY: nothing was erased since the walk that found it.
-            let dot = unsafe { OperationRef::from_raw(raw) };
-            if softmax_side(&tracer, dot).is_none() {
-                continue;
-            }
-            match match_attention(&tracer, dot) {
-                Ok(found) => {
-                    let (location, summary) = (dot.location(), found.summary());
-                    rewrite(&tracer, found);
-                    if remarks {
-                        emit_remark(location, &format!("raised to flywheel.attention ({summary})"));
-                    }
-                    raised += 1;
-                    rewritten = true;
-                    break;
+    for_each_candidate(module, DotGeneral::NAME, |dot| {
+        softmax_side(&tracer, dot)?;
+        Some(match match_attention(&tracer, dot) {
+            Ok(found) => {
+                let (location, summary) = (dot.location(), found.summary());
+                let erased = rewrite(&tracer, found);
+                if remarks {
+                    emit_remark(location, &format!("raised to flywheel.attention ({summary})"));
                 }
-                Err(Miss(reason)) => {
-                    if remarks && reported.insert(dot.to_raw().ptr as usize) {
-                        emit_remark(dot.location(), &format!("attention not raised: {reason}"));
-                    }
-                }
+                raised += 1;
+                erased
             }
-        }
-        if !rewritten {
-            return raised;
-        }
-    }
+            Err(Miss(reason)) => {
+                if remarks {
+                    emit_remark(dot.location(), &format!("attention not raised: {reason}"));
+                }
+                Default::default()
+            }
+        })
+    });
+    raised
 }
 
 /// Which operand of a `dot_general` is a softmax, `divide(exponential(..), ..)` after
@@ -916,9 +900,9 @@ fn window_attributes(
 
 // ---- rewriting -----------------------------------------------------------------------
 
-fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) {
-    let anchor =
-        melior::ir::operation::OperationResult::try_from(found.root).expect("the root is an op result").owner();
+/// Replaces the attention `found` describes; returns the ops destroyed.
+fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) -> HashSet<usize> {
+    let anchor = flywheel_dialect::ir::defining_op(found.root).expect("the root is an op result");
     let builder = HloBuilder::before(anchor);
     let Found { atoms, roles, q, k, v, logits, causal, window, layout, root, root_axes, output_element, matched } =
         found;
@@ -971,5 +955,5 @@ fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) {
     let output = builder.op("flywheel.attention", &operands, &[(&output_shape, &output_element)], &attributes)[0];
     let replacement = materialize(&builder, &atoms, output, &output_axes, &output_element, &root_axes);
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(root.to_raw(), replacement.to_raw()) };
-    erase_dead(tracer, &matched);
+    erase_dead(tracer, &matched)
 }

@@ -19,7 +19,7 @@ use crate::{
     analysis::operands::{
         choose_source, dot_axes, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
     },
-    analysis::trace::{apply_layout, erase_dead, follow_layout, Node, Through, Traced, Tracer},
+    analysis::trace::{apply_layout, erase_dead, follow_layout, for_each_candidate, Node, Through, Traced, Tracer},
     options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
@@ -31,12 +31,13 @@ use flywheel_dialect::{
 };
 use melior::{
     ir::{
-        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+        operation::{OperationLike, OperationRef},
         Value, ValueLike,
     },
     pass::Pass,
 };
 use scan::{read_scan, read_slice, Body, Loop, Scan};
+use std::collections::HashSet;
 
 static PASS_ID: PassId = PassId;
 
@@ -78,44 +79,29 @@ fn create(RaiseGatedDeltaOptions { remarks, chunk_size }: RaiseGatedDeltaOptions
 
 /// Raises every Gated DeltaNet recurrence in `module`; returns how many.
 pub fn raise_gated_delta(module: OperationRef, remarks: bool, chunk_size: i64) -> usize {
+    let tracer = Tracer::new(module);
     let mut raised = 0;
-    let mut reported = std::collections::HashSet::new();
-    loop {
-        let tracer = Tracer::new(module);
-        let mut loops = Vec::new();
-        module.walk(WalkOrder::PreOrder, |op| {
-            if op.name().as_string_ref().as_str() == Ok("stablehlo.while") {
-                loops.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        let mut rewritten = false;
-        for raw in loops {
-            // SAFETY: nothing was erased since the walk that found it.
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let Some(scan) = read_scan(&tracer, op) else { continue };
-            match match_recurrence(&tracer, op, &scan) {
-                Ok(found) => {
-                    let location = op.location();
-                    rewrite(&tracer, op, found, chunk_size);
-                    if remarks {
-                        emit_remark(location, "raised to flywheel.gated_delta");
-                    }
-                    raised += 1;
-                    rewritten = true;
-                    break;
+    for_each_candidate(module, "stablehlo.while", |op| {
+        let scan = read_scan(&tracer, op)?;
+        Some(match match_recurrence(&tracer, op, &scan) {
+            Ok(found) => {
+                let location = op.location();
+                let erased = rewrite(&tracer, op, found, chunk_size);
+                if remarks {
+                    emit_remark(location, "raised to flywheel.gated_delta");
                 }
-                Err(Miss(reason)) => {
-                    if remarks && reported.insert(raw.ptr as usize) {
-                        emit_remark(op.location(), &format!("gated delta recurrence not raised: {reason}"));
-                    }
-                }
+                raised += 1;
+                erased
             }
-        }
-        if !rewritten {
-            return raised;
-        }
-    }
+            Err(Miss(reason)) => {
+                if remarks {
+                    emit_remark(op.location(), &format!("gated delta recurrence not raised: {reason}"));
+                }
+                Default::default()
+            }
+        })
+    });
+    raised
 }
 
 // ---- the body ------------------------------------------------------------------------
@@ -456,7 +442,13 @@ fn dot(
 
 // ---- rewriting -----------------------------------------------------------------------
 
-fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, found: Found<'c, 'a>, chunk_size: i64) {
+/// Replaces the loop `op` with the op `found` describes; returns the ops destroyed.
+fn rewrite<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    found: Found<'c, 'a>,
+    chunk_size: i64,
+) -> HashSet<usize> {
     let anchor = op;
     let builder = HloBuilder::before(anchor);
     let Found {
@@ -525,5 +517,5 @@ fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a>, found: Fou
         mlir_sys::mlirValueReplaceAllUsesOfWith(root.to_raw(), o.to_raw());
         mlir_sys::mlirValueReplaceAllUsesOfWith(state_result.to_raw(), final_state.to_raw());
     }
-    erase_dead(tracer, &matched);
+    erase_dead(tracer, &matched)
 }

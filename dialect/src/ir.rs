@@ -1,0 +1,37 @@
+//! IR rewrites the MLIR C API lacks.
+
+use melior::ir::{
+    block::BlockArgument,
+    operation::{OperationRef, OperationResult},
+    Value, ValueLike,
+};
+use mlir_sys::MlirOperation;
+
+unsafe extern "C" {
+    fn flywheelInlineCall(call: MlirOperation, callee: MlirOperation) -> bool;
+}
+
+/// Replaces the `func.call` `call` by a copy of `callee`'s body (one block), its arguments
+/// bound to the call's operands; false, changing nothing, for a callee of another shape.
+/// The call is erased: its handle must not be used after a successful inline.
+pub fn inline_call(call: OperationRef, callee: OperationRef) -> bool {
+    // SAFETY: both ops are live; the shim only erases the call.
+    unsafe { flywheelInlineCall(call.to_raw(), callee.to_raw()) }
+}
+
+/// The op result `value` is, if it is one. Use this, not melior's `TryFrom`, whose error
+/// path prints the value, and with it the whole module: a failed conversion costs time in
+/// the module's size.
+pub fn op_result<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationResult<'c, 'a>> {
+    value.is_operation_result().then(|| OperationResult::try_from(value).ok()).flatten()
+}
+
+/// The block argument `value` is, if it is one (see `op_result`).
+pub fn block_argument<'c, 'a>(value: Value<'c, 'a>) -> Option<BlockArgument<'c, 'a>> {
+    value.is_block_argument().then(|| BlockArgument::try_from(value).ok()).flatten()
+}
+
+/// The op that defines `value`, if an op does.
+pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    op_result(value).map(|result| result.owner())
+}

@@ -1,0 +1,267 @@
+//! `flywheel-normalize` (see [`PASS`]): brings the spellings JAX and its libraries use to
+//! one form before the raising passes match meaning. JAX outlines helpers (`jnp.where`,
+//! `jnp.tril`, `jnp.einsum`...) as private functions, and a Python float in them becomes a
+//! `convert` of a constant; a scale written `1 / jnp.sqrt(d)` stays a `sqrt` of a
+//! constant. Inlining the helpers and folding constant expressions leaves the raisers one
+//! spelling of each.
+
+use crate::{
+    analysis::hlo::HloBuilder,
+    options::Options,
+    pass::{external_pass, Anchor, PassId, PassInfo},
+};
+use flywheel_dialect::{
+    diagnostics::emit_remark,
+    ir::{defining_op, inline_call},
+    stablehlo::splat_value,
+    tensor::TensorInfo,
+};
+use melior::{
+    ir::{
+        attribute::{FlatSymbolRefAttribute, StringAttribute},
+        operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
+        BlockLike, RegionLike, Value, ValueLike,
+    },
+    pass::Pass,
+};
+use std::collections::{HashMap, HashSet};
+
+static PASS_ID: PassId = PassId;
+
+crate::pass_options! {
+    pub struct NormalizeOptions {
+        /// Remark on how many calls were inlined and constants folded
+        remarks: bool = ("remarks", "false"),
+    }
+}
+
+pub const PASS: PassInfo = PassInfo {
+    name: "flywheel-normalize",
+    summary: "Inline JAX's private helper functions and fold constant expressions, so raising sees one spelling",
+    description: "Brings the spellings JAX and its libraries use to one form without changing numerics: every call \
+of a private function (JAX's helpers such as `@_where`, `@tril`, `@_einsum`) is replaced by the function's body, and \
+private functions no call is left for are erased; elementwise StableHLO ops whose operands are all splat constants \
+(`sqrt`, `rsqrt`, `divide`, `multiply`, `add`, `subtract`, `negate`, `convert`, `exponential`, `log`, `maximum`, \
+`minimum`) and layout ops of a splat (`broadcast_in_dim`, `reshape`, `transpose`) become one splat constant, each \
+value computed exactly and rounded once to the result's element type, as XLA folds them. Runs first in \
+`flywheel-tpu`; the raising passes also work without it.",
+    options: NormalizeOptions::SPECS,
+    create: |text| Ok(create(NormalizeOptions::parse(text)?)),
+};
+
+fn create(NormalizeOptions { remarks }: NormalizeOptions) -> Pass {
+    external_pass(&PASS, &PASS_ID, Anchor::Module, move |module: OperationRef| {
+        let inlined = inline_private_calls(module);
+        let folded = fold_constants(module);
+        if remarks {
+            emit_remark(
+                module.location(),
+                &format!("normalized: {inlined} call(s) inlined, {folded} constant(s) folded"),
+            );
+        }
+        true
+    })
+}
+
+/// The private `func.func`s directly in `module`, by name.
+fn private_functions<'c, 'a>(module: OperationRef<'c, 'a>) -> HashMap<String, OperationRef<'c, 'a>> {
+    let mut functions = HashMap::new();
+    let mut next =
+        module.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
+    while let Some(op) = next {
+        let text = |name: &str| op.attribute(name).ok().and_then(|a| StringAttribute::try_from(a).ok());
+        let private = text("sym_visibility").is_some_and(|visibility| visibility.value() == "private");
+        if let (true, true, Some(name)) =
+            (op.name().as_string_ref().as_str() == Ok("func.func"), private, text("sym_name"))
+        {
+            functions.insert(name.value().to_owned(), op);
+        }
+        next = op.next_in_block();
+    }
+    functions
+}
+
+/// The private function a `func.call` calls.
+fn callee<'c, 'a>(functions: &HashMap<String, OperationRef<'c, 'a>>, op: OperationRef) -> Option<OperationRef<'c, 'a>> {
+    if op.name().as_string_ref().as_str() != Ok("func.call") {
+        return None;
+    }
+    let name = FlatSymbolRefAttribute::try_from(op.attribute("callee").ok()?).ok()?;
+    functions.get(name.value()).copied()
+}
+
+/// The private functions that call themselves, directly or through others.
+fn recursive_functions(functions: &HashMap<String, OperationRef>) -> HashSet<usize> {
+    let key = |op: OperationRef| op.to_raw().ptr as usize;
+    let calls: HashMap<usize, Vec<usize>> = functions
+        .values()
+        .map(|&function| {
+            let mut called = Vec::new();
+            function.walk(WalkOrder::PreOrder, |op| {
+                called.extend(callee(functions, op).map(key));
+                WalkResult::Advance
+            });
+            (key(function), called)
+        })
+        .collect();
+    let reaches_itself = |start: usize| {
+        let (mut pending, mut seen) = (calls[&start].clone(), HashSet::new());
+        while let Some(next) = pending.pop() {
+            if next == start {
+                return true;
+            }
+            if seen.insert(next) {
+                pending.extend(calls.get(&next).into_iter().flatten());
+            }
+        }
+        false
+    };
+    calls.keys().copied().filter(|&function| reaches_itself(function)).collect()
+}
+
+/// Inlines every call of a private function into the public functions (the helpers a
+/// helper calls come with it and are inlined in turn), then erases the private functions
+/// no call is left for; returns how many calls were inlined. Calls of recursive functions
+/// stay.
+pub fn inline_private_calls(module: OperationRef) -> usize {
+    let functions = private_functions(module);
+    let recursive = recursive_functions(&functions);
+    let private: HashSet<usize> = functions.values().map(|f| f.to_raw().ptr as usize).collect();
+    let mut inlined = 0;
+    loop {
+        let mut calls = Vec::new();
+        let mut next = module.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
+        while let Some(function) = next {
+            if !private.contains(&(function.to_raw().ptr as usize)) {
+                function.walk(WalkOrder::PreOrder, |op| {
+                    let inlinable = callee(&functions, op).filter(|f| !recursive.contains(&(f.to_raw().ptr as usize)));
+                    calls.extend(inlinable.map(|callee| (op.to_raw(), callee)));
+                    WalkResult::Advance
+                });
+            }
+            next = function.next_in_block();
+        }
+        let before = inlined;
+        for (raw, function) in calls {
+            // SAFETY: collected from the live module; inlining erases only this call, and
+            // the copies it makes of nested calls are found by the next walk.
+            let call = unsafe { OperationRef::from_raw(raw) };
+            inlined += usize::from(inline_call(call, function));
+        }
+        if inlined == before {
+            break;
+        }
+    }
+    // The private functions still called: from a public function, or from one of those.
+    let mut called = HashSet::new();
+    let mut pending: Vec<OperationRef> = Vec::new();
+    let mut next = module.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
+    while let Some(function) = next {
+        if !private.contains(&(function.to_raw().ptr as usize)) {
+            pending.push(function);
+        }
+        next = function.next_in_block();
+    }
+    while let Some(function) = pending.pop() {
+        function.walk(WalkOrder::PreOrder, |op| {
+            if let Some(callee) = callee(&functions, op) {
+                if called.insert(callee.to_raw().ptr as usize) {
+                    pending.push(callee);
+                }
+            }
+            WalkResult::Advance
+        });
+    }
+    for function in functions.values() {
+        if !called.contains(&(function.to_raw().ptr as usize)) {
+            // SAFETY: a top-level function nothing calls; each is erased once.
+            unsafe { mlir_sys::mlirOperationDestroy(function.to_raw()) };
+        }
+    }
+    inlined
+}
+
+/// The value of a splat constant operand.
+fn splat_operand(value: Value) -> Option<f64> {
+    let op = defining_op(value)?;
+    (op.name().as_string_ref().as_str() == Ok("stablehlo.constant"))
+        .then(|| op.attribute("value").ok())
+        .flatten()
+        .and_then(splat_value)
+}
+
+/// `value` rounded to the float element type `element`, if FlyWheel knows it.
+fn rounded(value: f64, element: &str) -> Option<f64> {
+    match element {
+        "f64" => Some(value),
+        "f32" => Some(value as f32 as f64),
+        "bf16" => Some(half::bf16::from_f64(value).to_f64()),
+        "f16" => Some(half::f16::from_f64(value).to_f64()),
+        _ => None,
+    }
+}
+
+/// The splat value `op` computes from splat operands `x`, before rounding.
+fn folded_value(name: &str, x: &[f64]) -> Option<f64> {
+    Some(match (name, x) {
+        ("stablehlo.sqrt", [a]) => a.sqrt(),
+        ("stablehlo.rsqrt", [a]) => 1.0 / a.sqrt(),
+        ("stablehlo.negate", [a]) => -a,
+        ("stablehlo.exponential", [a]) => a.exp(),
+        ("stablehlo.log", [a]) => a.ln(),
+        ("stablehlo.convert", [a]) => *a,
+        ("stablehlo.add", [a, b]) => a + b,
+        ("stablehlo.subtract", [a, b]) => a - b,
+        ("stablehlo.multiply", [a, b]) => a * b,
+        ("stablehlo.divide", [a, b]) => a / b,
+        ("stablehlo.maximum", [a, b]) => a.max(*b),
+        ("stablehlo.minimum", [a, b]) => a.min(*b),
+        _ => return None,
+    })
+}
+
+/// Replaces every op that computes a splat from splat constants by a constant; returns how
+/// many. Elementwise ops fold to finite float results only (computed in f64 and rounded
+/// once to the result type); layout ops of a splat keep its value whatever its type.
+pub fn fold_constants(module: OperationRef) -> usize {
+    let mut ops = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        ops.push(op.to_raw());
+        WalkResult::Advance
+    });
+    let mut folded = 0;
+    for raw in ops {
+        // SAFETY: ops are only erased after they are visited (users come after what they
+        // use), and a folded op is replaced by a new constant before it is erased.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let name = op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+        if !name.starts_with("stablehlo.") || op.result_count() != 1 || op.operand_count() == 0 {
+            continue;
+        }
+        let Some(operands) = op.operands().map(splat_operand).collect::<Option<Vec<f64>>>() else { continue };
+        let result: Value = op.result(0).expect("one result").into();
+        let Some(info) = TensorInfo::of_value(result).filter(|info| info.shape.iter().all(Option::is_some)) else {
+            continue;
+        };
+        let element = info.element_name();
+        let value = match name.as_str() {
+            "stablehlo.broadcast_in_dim" | "stablehlo.reshape" | "stablehlo.transpose" => operands[0],
+            _ => match folded_value(&name, &operands).and_then(|value| rounded(value, &element)) {
+                Some(value) if value.is_finite() => value,
+                _ => continue,
+            },
+        };
+        let constant = HloBuilder::before(op).constant(value, result.r#type(), &element);
+        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), constant.to_raw()) };
+        let mut inputs: Vec<OperationRef> = op.operands().filter_map(defining_op).collect();
+        inputs.dedup_by_key(|input| input.to_raw().ptr);
+        unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        for input in inputs {
+            if input.results().all(|result| !crate::analysis::trace::has_uses(result.into())) {
+                unsafe { mlir_sys::mlirOperationDestroy(input.to_raw()) };
+            }
+        }
+        folded += 1;
+    }
+    folded
+}

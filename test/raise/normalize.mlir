@@ -1,0 +1,109 @@
+// RUN: flywheel-opt %s --split-input-file --flywheel-normalize | FileCheck %s
+// RUN: flywheel-opt %s --split-input-file --flywheel-normalize=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: not flywheel-opt %s --flywheel-normalize=inline=false 2>&1 | FileCheck %s --check-prefix=OPTION
+
+// OPTION: pass 'flywheel-normalize': unknown option 'inline' (known: remarks)
+
+// A real JAX program (its helpers inlined, its constants folded) computes what it did.
+// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --flywheel-normalize=remarks=true -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: remark: normalized: 3 call(s) inlined, 18 constant(s) folded
+// RUN: not grep -q func.call %t.block.mlir
+// RUN: flywheel check %S/../fixtures/attention_transformer_block_bf16.mlir %t.block.mlir | FileCheck %s --check-prefix=CHECKED
+// CHECKED: check: passed
+
+// JAX's private helpers are inlined (a helper calling a helper too) and then erased; a
+// public function and its calls stay.
+// CHECK-LABEL: "func.func"() <{function_type = (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>, sym_name = "main"}>
+// CHECK-NOT: "func.call"() <{callee = @_where}>
+// CHECK: %[[FILL:.*]] = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<4xf32>}>
+// CHECK: "stablehlo.select"(%{{.*}}, %{{.*}}, %[[FILL]])
+// CHECK: "func.call"(%{{.*}}) <{callee = @public}>
+// CHECK-NOT: sym_name = "_where"
+// CHECK-NOT: sym_name = "_fill"
+// CHECK: sym_name = "public"
+// REMARK: remark: normalized: 2 call(s) inlined, 2 constant(s) folded
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<4xf32>, %m: tensor<4xi1>):
+    %0 = "func.call"(%m, %x) <{callee = @_where}> : (tensor<4xi1>, tensor<4xf32>) -> tensor<4xf32>
+    %1 = "func.call"(%0) <{callee = @public}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%1) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xi1>, tensor<4xf32>) -> tensor<4xf32>, sym_name = "_where", sym_visibility = "private"}> ({
+  ^bb0(%c: tensor<4xi1>, %a: tensor<4xf32>):
+    %f = "func.call"() <{callee = @_fill}> : () -> tensor<4xf32>
+    %s = "stablehlo.select"(%c, %a, %f) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%s) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = () -> tensor<4xf32>, sym_name = "_fill", sym_visibility = "private"}> ({
+    %c = "stablehlo.constant"() <{value = dense<-1.0e9> : tensor<f64>}> : () -> tensor<f64>
+    %f = "stablehlo.convert"(%c) : (tensor<f64>) -> tensor<f32>
+    %b = "stablehlo.broadcast_in_dim"(%f) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    "func.return"(%b) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "public"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    "func.return"(%a) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
+// Constant expressions fold to one splat, computed exactly and rounded once to the
+// result type: 1 / sqrt(128) in f32 and in bf16, and a scale multiplied in.
+// CHECK-LABEL: sym_name = "scale"
+// CHECK-DAG: "stablehlo.constant"() <{value = dense<0.0883883461> : tensor<2x2xf32>}>
+// CHECK-DAG: "stablehlo.constant"() <{value = dense<8.837890e-02> : tensor<2x2xbf16>}>
+// CHECK-NOT: stablehlo.sqrt
+// CHECK-NOT: stablehlo.divide
+// REMARK: remark: normalized: 0 call(s) inlined, 10 constant(s) folded
+"func.func"() <{function_type = (tensor<2x2xf32>, tensor<2x2xbf16>) -> (tensor<2x2xf32>, tensor<2x2xbf16>), sym_name = "scale"}> ({
+^bb0(%x: tensor<2x2xf32>, %y: tensor<2x2xbf16>):
+  %one = "stablehlo.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
+  %d = "stablehlo.constant"() <{value = dense<128.0> : tensor<f32>}> : () -> tensor<f32>
+  %s = "stablehlo.sqrt"(%d) : (tensor<f32>) -> tensor<f32>
+  %r = "stablehlo.divide"(%one, %s) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %rb = "stablehlo.broadcast_in_dim"(%r) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<2x2xf32>
+  %a = "stablehlo.multiply"(%x, %rb) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %db = "stablehlo.convert"(%d) : (tensor<f32>) -> tensor<bf16>
+  %sb = "stablehlo.rsqrt"(%db) : (tensor<bf16>) -> tensor<bf16>
+  %two = "stablehlo.constant"() <{value = dense<2.0> : tensor<bf16>}> : () -> tensor<bf16>
+  %nb = "stablehlo.negate"(%two) : (tensor<bf16>) -> tensor<bf16>
+  %nn = "stablehlo.negate"(%nb) : (tensor<bf16>) -> tensor<bf16>
+  %half = "stablehlo.divide"(%sb, %nn) : (tensor<bf16>, tensor<bf16>) -> tensor<bf16>
+  %twice = "stablehlo.add"(%half, %half) : (tensor<bf16>, tensor<bf16>) -> tensor<bf16>
+  %bb = "stablehlo.broadcast_in_dim"(%twice) <{broadcast_dimensions = array<i64>}> : (tensor<bf16>) -> tensor<2x2xbf16>
+  %b = "stablehlo.multiply"(%y, %bb) : (tensor<2x2xbf16>, tensor<2x2xbf16>) -> tensor<2x2xbf16>
+  "func.return"(%a, %b) : (tensor<2x2xf32>, tensor<2x2xbf16>) -> ()
+}) : () -> ()
+
+// -----
+
+// Near misses: an op with a non-constant operand, a constant that is not a splat, a
+// result that would be infinite, and a recursive private function stay as they are.
+// CHECK-LABEL: sym_name = "near_misses"
+// CHECK: "stablehlo.sqrt"(%{{.*}}) : (tensor<f32>)
+// CHECK: "stablehlo.negate"(%{{.*}}) : (tensor<2xf32>)
+// CHECK: "stablehlo.divide"
+// CHECK: "func.call"(%{{.*}}) <{callee = @_loop}>
+// CHECK: sym_name = "_loop"
+// CHECK: "func.call"(%{{.*}}) <{callee = @_loop}>
+// REMARK: remark: normalized: 0 call(s) inlined, 0 constant(s) folded
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<f32>) -> (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<f32>), sym_name = "near_misses"}> ({
+  ^bb0(%x: tensor<f32>):
+    %s = "stablehlo.sqrt"(%x) : (tensor<f32>) -> tensor<f32>
+    %v = "stablehlo.constant"() <{value = dense<[1.0, 2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %n = "stablehlo.negate"(%v) : (tensor<2xf32>) -> tensor<2xf32>
+    %one = "stablehlo.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
+    %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+    %inf = "stablehlo.divide"(%one, %zero) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %r = "func.call"(%x) <{callee = @_loop}> : (tensor<f32>) -> tensor<f32>
+    "func.return"(%s, %n, %inf, %r) : (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "_loop", sym_visibility = "private"}> ({
+  ^bb0(%a: tensor<f32>):
+    %r = "func.call"(%a) <{callee = @_loop}> : (tensor<f32>) -> tensor<f32>
+    "func.return"(%r) : (tensor<f32>) -> ()
+  }) : () -> ()
+}) : () -> ()
