@@ -49,6 +49,17 @@ pub fn materialize<'c, 'a>(
     builder.reshape(full, &sizes(&wanted), &target_shape, element)
 }
 
+/// An infinity or NaN of a float type as MLIR writes it: its bits in hex.
+fn non_finite_literal(value: f64, element: &str) -> String {
+    let bits = |bits: u64| format!("0x{bits:X}");
+    match element {
+        "bf16" => bits(u64::from(half::bf16::from_f64(value).to_bits())),
+        "f16" => bits(u64::from(half::f16::from_f64(value).to_bits())),
+        "f64" => bits(value.to_bits()),
+        _ => bits(u64::from((value as f32).to_bits())),
+    }
+}
+
 /// A tensor type's text: `tensor<2x3xf32>`.
 pub fn tensor_type_text(shape: &[i64], element: &str) -> String {
     let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
@@ -155,12 +166,12 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     /// A constant of tensor type `type` (whose elements are `element`s), every element
-    /// `value`; an infinite value only for f32.
+    /// `value`.
     pub fn constant(&self, value: f64, r#type: Type<'c>, element: &str) -> Value<'c, 'a> {
         let literal = match element {
             "i1" => (if value != 0.0 { "true" } else { "false" }).to_owned(),
             _ if element.starts_with('i') || element.starts_with("ui") => format!("{}", value as i64),
-            _ if value.is_infinite() => (if value > 0.0 { "0x7F800000" } else { "0xFF800000" }).to_owned(),
+            _ if !value.is_finite() => non_finite_literal(value, element),
             _ => float_literal(value),
         };
         let value = self.attribute(&format!("dense<{literal}> : {type}"));
