@@ -36,7 +36,10 @@ fn dtype_of_descr(text: &str) -> Result<DType, String> {
         .into_iter()
         .find(|&dtype| {
             let known = descr(dtype);
-            little == known || (known.starts_with('|') && little[1..] == known[1..] && little.starts_with('<'))
+            // Byte order does not apply to single bytes, nor to the 2-byte voids numpy
+            // writes for bf16 (`|V2`).
+            let orderless = known.starts_with('|') || known.contains('V');
+            little == known || (orderless && little.get(1..) == known.get(1..) && little.starts_with(['<', '|']))
         })
         .ok_or_else(|| {
             format!("unsupported .npy dtype '{text}' (big-endian, complex, string and object arrays are not)")
@@ -229,6 +232,16 @@ mod tests {
         let array = decode(&npy("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }\n", &data)).unwrap();
         assert_eq!(array.dims, [2, 3]);
         assert_eq!(array.values(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
+
+    #[test]
+    fn numpy_voids_read_as_bf16() {
+        // numpy writes an ml_dtypes.bfloat16 array viewed as 2-byte voids with order '|'.
+        let data = [0x80, 0x3F, 0x00, 0xC0];
+        let array = decode(&npy("{'descr': '|V2', 'fortran_order': False, 'shape': (2,), }\n", &data)).unwrap();
+        assert_eq!((array.dtype, array.values()), (DType::BF16, vec![1.0, -2.0]));
+        let wide = npy("{'descr': '|V4', 'fortran_order': False, 'shape': (1,), }\n", &[0; 4]);
+        assert!(decode(&wide).unwrap_err().contains("'|V4'"));
     }
 
     #[test]

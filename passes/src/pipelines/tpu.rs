@@ -20,7 +20,7 @@ crate::pass_options! {
 pub const PIPELINE: PipelineInfo = PipelineInfo {
     name: "flywheel-tpu",
     summary: "Raise, verify, lower attention to Mosaic kernels and the rest to StableHLO, for a TPU target",
-    description: "Raises attention and Gated DeltaNet, verifies them, puts them in manually partitioned regions in a \
+    description: "Normalizes JAX's spellings (`flywheel-normalize`), raises attention and Gated DeltaNet, verifies them, puts them in manually partitioned regions in a \
 program sharded over chips (`flywheel-shard`), chooses kernel layouts (`flywheel-layout`: the transposed orientation \
 where it wins), tiles each attention and Gated DeltaNet a kernel serves (block sizes per target; attention key \
 blocks in two sub-blocks, one in transposed kernels from 1024 keys a block unless causal ones skip part of their \
@@ -38,7 +38,7 @@ fn expand(TpuOptions { target: generation, auto_blocks, remarks }: TpuOptions) -
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(generation);
     let target = generation.name();
     format!(
-        "flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
+        "flywheel-normalize{{remarks={remarks}}},flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} key-splits=2 transposed-whole-keys=1024 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
          flywheel-tri-inverse{{{} remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",

@@ -30,8 +30,14 @@ use melior::{
 };
 use std::collections::HashSet;
 
-/// The largest logit a mask may write and still mean "never attended".
-const MASK_FILL_LIMIT: f64 = -1e30;
+/// The float types a softmax may be computed in (flywheel.attention computes it in f32).
+const FLOATS: [&str; 3] = ["f32", "bf16", "f16"];
+
+/// The largest logit a mask may write and still mean "never attended": exp(fill - max)
+/// is then 0 in f32 for any row whose largest allowed logit is above fill + 104, which
+/// every real model's logits are (HF code masks with -1e9; MaxText, Gemma and flax with
+/// about -0.7 to -1 times f32's largest).
+const MASK_FILL_LIMIT: f64 = -1e9;
 
 static PASS_ID: PassId = PassId;
 
@@ -137,8 +143,16 @@ impl Affine {
 #[derive(Default)]
 struct Masks<'c, 'a> {
     constraints: Vec<Affine>,
-    dynamic: Vec<(Traced<'c, 'a>, Vec<Axis>)>,
+    dynamic: Vec<Dynamic<'c, 'a>>,
     fill_is_infinite: bool,
+}
+
+/// A boolean tensor of the program that masks the logits (true: allowed, or with
+/// `negated` false: allowed), with its axes.
+struct Dynamic<'c, 'a> {
+    value: Traced<'c, 'a>,
+    axes: Vec<Axis>,
+    negated: bool,
 }
 
 /// What the logits chain between Q·Kᵀ and the softmax does.
@@ -256,10 +270,12 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         .producer_named(&exponential.operand(0), "stablehlo.subtract")
         .ok_or(Miss("the exponential's argument is not the logits minus their maximum".into()))?;
     note_nodes(&mut matched, &[&divide, &exponential, &subtract]);
+    // A softmax in bf16 or f16 is raised too: flywheel.attention computes it in f32, more
+    // accurately than the source.
     for node in [&divide, &exponential, &subtract] {
         let element = node.result().element_type().unwrap_or_default();
-        if element != "f32" {
-            return miss(format!("the softmax is computed in {element}, not f32"));
+        if !FLOATS.contains(&element.as_str()) {
+            return miss(format!("the softmax is computed in {element}, not a float type"));
         }
     }
 
@@ -343,7 +359,8 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     if logits_info.masks.fill_is_infinite && !logits_info.masks.dynamic.is_empty() {
         return miss("masked with -inf: a fully masked row would be NaN, which flywheel.attention defines as uniform");
     }
-    for (value, axes) in logits_info.bias.iter().chain(logits_info.masks.dynamic.iter()) {
+    let dynamic = logits_info.masks.dynamic.iter().map(|mask| (&mask.value, &mask.axes));
+    for (value, axes) in logits_info.bias.iter().map(|(value, axes)| (value, axes)).chain(dynamic) {
         if !value.is_outer() {
             return miss("a mask or bias is computed inside a called function");
         }
@@ -389,7 +406,7 @@ fn reduction<'c, 'a>(
     matched: &mut Vec<OperationRef<'c, 'a>>,
 ) -> Result<(Axis, Vec<Axis>), Miss> {
     let what = if reducer == Reducer::Maximum { "maximum" } else { "sum" };
-    let (values, back_steps) = follow_layout(tracer, broadcast, Through { converts: false, broadcasts: true });
+    let (values, back_steps) = follow_layout(tracer, broadcast, Through { converts: true, broadcasts: true });
     note(matched, &values[1..]);
     let mut source = values[0].clone();
     if reducer == Reducer::Maximum {
@@ -409,14 +426,12 @@ fn reduction<'c, 'a>(
     {
         return miss(format!("the softmax {what} is not a single-axis {what} reduction"));
     }
-    if node.result().element_type().as_deref() != Some("f32") {
-        return miss(format!(
-            "the softmax {what} is reduced in {}, not f32",
-            node.result().element_type().unwrap_or_default()
-        ));
+    let element = node.result().element_type().unwrap_or_default();
+    if !FLOATS.contains(&element.as_str()) {
+        return miss(format!("the softmax {what} is reduced in {element}, not a float type"));
     }
     let (input_values, input_steps) =
-        follow_layout(tracer, &node.operand(0), Through { converts: false, broadcasts: false });
+        follow_layout(tracer, &node.operand(0), Through { converts: true, broadcasts: false });
     if !same_value(&input_values[0], base) {
         return miss(format!("the softmax {what} is not taken over the same logits"));
     }
@@ -492,7 +507,8 @@ enum LogitsStep<'c, 'a> {
     Scale(f64),
     SoftCap(f64),
     Bias(Traced<'c, 'a>),
-    Mask { predicate: Traced<'c, 'a>, fill_is_infinite: bool },
+    /// `select(predicate, logits, fill)`, or with `negated` `select(predicate, fill, logits)`.
+    Mask { predicate: Traced<'c, 'a>, negated: bool, fill_is_infinite: bool },
 }
 
 /// The ops from the Q·Kᵀ product to the logits, in program order.
@@ -543,12 +559,18 @@ fn logits_chain<'c, 'a>(
                 (LogitsStep::Bias(node.operand(bias)), node.operand(scores))
             }
             "stablehlo.select" => {
-                let fill = splat(2).ok_or(Miss("a select on the logits does not fill with a constant".into()))?;
+                // `where(keep, s, fill)`, or `where(masked, fill, s)`.
+                let (fill, negated) = match (splat(2), splat(1)) {
+                    (Some(fill), _) => (fill, false),
+                    (None, Some(fill)) => (fill, true),
+                    (None, None) => return miss("a select on the logits does not fill with a constant"),
+                };
                 if fill > MASK_FILL_LIMIT {
                     return miss(format!("a mask fills with {fill}, which still gets attention weight"));
                 }
                 let fill_is_infinite = fill == f64::NEG_INFINITY;
-                (LogitsStep::Mask { predicate: node.operand(0), fill_is_infinite }, node.operand(1))
+                let logits = node.operand(if negated { 2 } else { 1 });
+                (LogitsStep::Mask { predicate: node.operand(0), negated, fill_is_infinite }, logits)
             }
             other => return miss(format!("the logits come from '{other}', which attention does not apply")),
         };
@@ -628,10 +650,10 @@ fn apply_chain<'c, 'a>(
                 }
                 logits.bias = Some((source, source_axes));
             }
-            LogitsStep::Mask { predicate, fill_is_infinite } => {
+            LogitsStep::Mask { predicate, negated, fill_is_infinite } => {
                 advance(&mut stage, 3, "mask")?;
                 logits.masks.fill_is_infinite |= fill_is_infinite;
-                read_predicate(tracer, atoms, predicate, &axes, &mut logits.masks)?;
+                read_predicate(tracer, atoms, predicate, &axes, *negated, &mut logits.masks)?;
             }
         }
     }
@@ -647,60 +669,139 @@ fn apply_chain<'c, 'a>(
     Ok(logits)
 }
 
-/// Reads a mask predicate with `axes`: conjunctions of position comparisons built from
-/// `iota` become linear constraints; any other boolean tensor is a dynamic mask.
+/// Reads a mask predicate with `axes` (negated when `negated`): conjunctions of position
+/// comparisons built from `iota` become linear constraints; any other boolean tensor is a
+/// dynamic mask. Boolean algebra is followed as JAX spells it: `not`, `and` (`or` under a
+/// negation), selects of constant booleans, and 0/1 float masks compared with a constant
+/// (`mask == 0`, `mask > 0`, a `convert` of a boolean or `where(c, 1.0, 0.0)` on the other
+/// side).
 fn read_predicate<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     atoms: &mut Atoms,
     predicate: &Traced<'c, 'a>,
     axes: &[Axis],
+    negated: bool,
     masks: &mut Masks<'c, 'a>,
 ) -> Result<(), Miss> {
     let Some(node) = tracer.producer(predicate) else {
-        masks.dynamic.push((predicate.clone(), axes.to_vec()));
+        masks.dynamic.push(Dynamic { value: predicate.clone(), axes: axes.to_vec(), negated });
         return Ok(());
     };
+    let constant = |value: &Traced<'c, 'a>| tracer.splat(value).map(|x| x != 0.0);
+    let read = |atoms: &mut Atoms, value: &Traced<'c, 'a>, negated: bool, masks: &mut Masks<'c, 'a>| {
+        read_predicate(tracer, atoms, value, axes, negated, masks)
+    };
     match node.name().as_str() {
-        "stablehlo.and" => {
-            read_predicate(tracer, atoms, &node.operand(0), axes, masks)?;
-            read_predicate(tracer, atoms, &node.operand(1), axes, masks)
+        // A conjunction, or under a negation a disjunction of negations.
+        "stablehlo.and" if !negated => {
+            read(atoms, &node.operand(0), false, masks)?;
+            read(atoms, &node.operand(1), false, masks)
         }
-        "stablehlo.constant" => match tracer.splat(predicate) {
-            Some(value) if value != 0.0 => Ok(()),
+        "stablehlo.or" if negated => {
+            read(atoms, &node.operand(0), true, masks)?;
+            read(atoms, &node.operand(1), true, masks)
+        }
+        "stablehlo.not" => read(atoms, &node.operand(0), !negated, masks),
+        "stablehlo.constant" => match constant(predicate) {
+            Some(value) if value != negated => Ok(()),
             _ => miss("a mask constant is not all true"),
         },
-        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" => {
+        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.convert" => {
             let input_axes = layout_input_axes(atoms, &node, axes)?;
-            read_predicate(tracer, atoms, &node.operand(0), &input_axes, masks)
+            read_predicate(tracer, atoms, &node.operand(0), &input_axes, negated, masks)
         }
-        // `where(c, m, false)` (jnp.tril of a mask) is `c and m`.
-        "stablehlo.select" if tracer.splat(&node.operand(2)) == Some(0.0) => {
-            read_predicate(tracer, atoms, &node.operand(0), axes, masks)?;
-            read_predicate(tracer, atoms, &node.operand(1), axes, masks)
+        "stablehlo.select" => {
+            let (then, otherwise) = (constant(&node.operand(1)), constant(&node.operand(2)));
+            match (then, otherwise) {
+                // `where(c, true, false)` is `c`, `where(c, false, true)` is `not c`.
+                (Some(true), Some(false)) => read(atoms, &node.operand(0), negated, masks),
+                (Some(false), Some(true)) => read(atoms, &node.operand(0), !negated, masks),
+                // `where(c, m, false)` (jnp.tril of a mask) is `c and m`.
+                (_, Some(false)) if !negated => {
+                    read(atoms, &node.operand(0), false, masks)?;
+                    read(atoms, &node.operand(1), false, masks)
+                }
+                // `where(c, true, m)` is `c or m`: negated, `not c and not m`.
+                (Some(true), _) if negated => {
+                    read(atoms, &node.operand(0), true, masks)?;
+                    read(atoms, &node.operand(2), true, masks)
+                }
+                _ => {
+                    masks.dynamic.push(Dynamic { value: predicate.clone(), axes: axes.to_vec(), negated });
+                    Ok(())
+                }
+            }
         }
-        Compare::NAME => {
-            let compare = Compare::from_operation(node.op).expect("a compare");
-            let integer = matches!(compare.compare_type(), Ok(Some(ComparisonType::Signed | ComparisonType::Unsigned)));
-            let sides = (affine(tracer, atoms, &node.operand(0), axes), affine(tracer, atoms, &node.operand(1), axes));
-            let (Some(a), Some(b), true) = (sides.0, sides.1, integer) else {
-                masks.dynamic.push((predicate.clone(), axes.to_vec()));
-                return Ok(());
-            };
-            // Every form becomes `expression <= 0` (integers, so `< 0` is `+ 1 <= 0`).
-            let constraint = match compare.direction().map_err(|error| Miss(error.to_string()))? {
-                ComparisonDirection::Le => a.plus(b.scaled(-1)),
-                ComparisonDirection::Lt => a.plus(b.scaled(-1)).plus(Affine { constant: 1, terms: Vec::new() }),
-                ComparisonDirection::Ge => b.plus(a.scaled(-1)),
-                ComparisonDirection::Gt => b.plus(a.scaled(-1)).plus(Affine { constant: 1, terms: Vec::new() }),
-                _ => return miss("a mask compares positions for (in)equality"),
-            };
-            masks.constraints.push(constraint);
-            Ok(())
-        }
+        Compare::NAME => read_comparison(tracer, atoms, &node, predicate, axes, negated, masks),
         _ => {
-            masks.dynamic.push((predicate.clone(), axes.to_vec()));
+            masks.dynamic.push(Dynamic { value: predicate.clone(), axes: axes.to_vec(), negated });
             Ok(())
         }
+    }
+}
+
+/// A comparison in a mask predicate: of positions (a linear constraint), of a 0/1 mask
+/// with a constant (the mask's own predicate), or anything else (a dynamic mask).
+#[allow(clippy::too_many_arguments)]
+fn read_comparison<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    node: &Node<'c, 'a>,
+    predicate: &Traced<'c, 'a>,
+    axes: &[Axis],
+    negated: bool,
+    masks: &mut Masks<'c, 'a>,
+) -> Result<(), Miss> {
+    let compare = Compare::from_operation(node.op).expect("a compare");
+    let direction = compare.direction().map_err(|error| Miss(error.to_string()))?;
+    let integer = matches!(compare.compare_type(), Ok(Some(ComparisonType::Signed | ComparisonType::Unsigned)));
+    let sides = (affine(tracer, atoms, &node.operand(0), axes), affine(tracer, atoms, &node.operand(1), axes));
+    if let (Some(a), Some(b), true) = (sides.0, sides.1, integer) {
+        // Every form becomes `expression <= 0` (integers, so `< 0` is `+ 1 <= 0`); a
+        // negation flips the direction.
+        let one = || Affine { constant: 1, terms: Vec::new() };
+        let direction = if negated { direction.negated() } else { direction };
+        masks.constraints.push(match direction {
+            ComparisonDirection::Le => a.plus(b.scaled(-1)),
+            ComparisonDirection::Lt => a.plus(b.scaled(-1)).plus(one()),
+            ComparisonDirection::Ge => b.plus(a.scaled(-1)),
+            ComparisonDirection::Gt => b.plus(a.scaled(-1)).plus(one()),
+            _ => return miss("a mask compares positions for (in)equality"),
+        });
+        return Ok(());
+    }
+    // A 0/1 mask compared with a constant: true where the mask is 1, or where it is 0.
+    for side in 0..2 {
+        let (Some(k), Some(mask)) = (tracer.splat(&node.operand(1 - side)), zero_one(tracer, &node.operand(side)))
+        else {
+            continue;
+        };
+        let direction = if side == 0 { direction } else { direction.swapped() };
+        let holds = |x: f64| direction.holds(x, k);
+        return match (holds(0.0), holds(1.0)) {
+            (false, true) => read_predicate(tracer, atoms, &mask, axes, negated, masks),
+            (true, false) => read_predicate(tracer, atoms, &mask, axes, !negated, masks),
+            (all, _) if all != negated => Ok(()),
+            _ => miss("a mask compares a 0/1 mask so that nothing is allowed"),
+        };
+    }
+    masks.dynamic.push(Dynamic { value: predicate.clone(), axes: axes.to_vec(), negated });
+    Ok(())
+}
+
+/// The boolean a 0/1 float or integer mask is made from: `convert(b)` or
+/// `where(b, 1, 0)` (through layout ops, whose axes the boolean shares since the caller
+/// reads it against the compare's axes only when no layout op intervenes).
+fn zero_one<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<Traced<'c, 'a>> {
+    let node = tracer.producer(value)?;
+    match node.name().as_str() {
+        "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => Some(node.operand(0)),
+        "stablehlo.select"
+            if tracer.splat(&node.operand(1)) == Some(1.0) && tracer.splat(&node.operand(2)) == Some(0.0) =>
+        {
+            Some(node.operand(0))
+        }
+        _ => None,
     }
 }
 
@@ -922,10 +1023,11 @@ fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) -> HashSet<usi
         let heads = if uses(&roles.q_heads()) { roles.q_heads() } else { Vec::new() };
         vec![batch, heads, roles.query.clone(), roles.key.clone()]
     };
-    let dynamic_axes: Vec<Axis> = logits.masks.dynamic.iter().flat_map(|(_, axes)| axes.clone()).collect();
+    let dynamic_axes: Vec<Axis> = logits.masks.dynamic.iter().flat_map(|mask| mask.axes.clone()).collect();
     let mask_axes = side_tensor_axes(&dynamic_axes);
-    let mask = logits.masks.dynamic.iter().fold(None, |combined: Option<Value>, (value, axes)| {
-        let full = materialize(&builder, &atoms, value.value, axes, "i1", &mask_axes);
+    let mask = logits.masks.dynamic.iter().fold(None, |combined: Option<Value>, mask| {
+        let full = materialize(&builder, &atoms, mask.value.value, &mask.axes, "i1", &mask_axes);
+        let full = if mask.negated { builder.elementwise("stablehlo.not", &[full]) } else { full };
         Some(combined.map_or(full, |previous| builder.elementwise("stablehlo.and", &[previous, full])))
     });
     let bias = logits.bias.as_ref().map(|(value, axes)| {
