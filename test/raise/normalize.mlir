@@ -6,7 +6,7 @@
 
 // A real JAX program (its helpers inlined, its constants folded) computes what it did.
 // RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --flywheel-normalize=remarks=true -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
-// BLOCK: remark: normalized: 3 call(s) inlined, 18 constant(s) folded
+// BLOCK: remark: normalized: 3 call(s) inlined, 18 constant(s) folded, 0 range(s) as iota
 // RUN: not grep -q func.call %t.block.mlir
 // RUN: flywheel check %S/../fixtures/attention_transformer_block_bf16.mlir %t.block.mlir | FileCheck %s --check-prefix=CHECKED
 // CHECKED: check: passed
@@ -21,7 +21,7 @@
 // CHECK-NOT: sym_name = "_where"
 // CHECK-NOT: sym_name = "_fill"
 // CHECK: sym_name = "public"
-// REMARK: remark: normalized: 2 call(s) inlined, 2 constant(s) folded
+// REMARK: remark: normalized: 2 call(s) inlined, 2 constant(s) folded, 0 range(s) as iota
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>, sym_name = "main"}> ({
   ^bb0(%x: tensor<4xf32>, %m: tensor<4xi1>):
@@ -56,7 +56,7 @@
 // CHECK-DAG: "stablehlo.constant"() <{value = dense<8.837890e-02> : tensor<2x2xbf16>}>
 // CHECK-NOT: stablehlo.sqrt
 // CHECK-NOT: stablehlo.divide
-// REMARK: remark: normalized: 0 call(s) inlined, 10 constant(s) folded
+// REMARK: remark: normalized: 0 call(s) inlined, 10 constant(s) folded, 0 range(s) as iota
 "func.func"() <{function_type = (tensor<2x2xf32>, tensor<2x2xbf16>) -> (tensor<2x2xf32>, tensor<2x2xbf16>), sym_name = "scale"}> ({
 ^bb0(%x: tensor<2x2xf32>, %y: tensor<2x2xbf16>):
   %one = "stablehlo.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
@@ -79,27 +79,34 @@
 
 // -----
 
-// Near misses: an op with a non-constant operand, a constant that is not a splat, a
-// result that would be infinite, and a recursive private function stay as they are.
+// Near misses: an op with a non-constant operand, a constant that is not a splat, an op
+// the fold does not know (remainder), a range that does not start at 0 or is not 1-D, and
+// a recursive private function stay as they are; a 1-D range 0..n-1 becomes an iota.
 // CHECK-LABEL: sym_name = "near_misses"
 // CHECK: "stablehlo.sqrt"(%{{.*}}) : (tensor<f32>)
 // CHECK: "stablehlo.negate"(%{{.*}}) : (tensor<2xf32>)
-// CHECK: "stablehlo.divide"
+// CHECK: "stablehlo.remainder"
+// CHECK: "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<4xi32>
+// CHECK: dense<[1, 2, 3, 4]> : tensor<4xi32>
+// CHECK: dense<{{\[}}[0, 1], [2, 3]]> : tensor<2x2xi64>
 // CHECK: "func.call"(%{{.*}}) <{callee = @_loop}>
 // CHECK: sym_name = "_loop"
 // CHECK: "func.call"(%{{.*}}) <{callee = @_loop}>
-// REMARK: remark: normalized: 0 call(s) inlined, 0 constant(s) folded
+// REMARK: remark: normalized: 0 call(s) inlined, 0 constant(s) folded, 1 range(s) as iota
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<f32>) -> (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<f32>), sym_name = "near_misses"}> ({
+  "func.func"() <{function_type = (tensor<f32>) -> (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<4xi32>, tensor<4xi32>, tensor<2x2xi64>, tensor<f32>), sym_name = "near_misses"}> ({
   ^bb0(%x: tensor<f32>):
     %s = "stablehlo.sqrt"(%x) : (tensor<f32>) -> tensor<f32>
     %v = "stablehlo.constant"() <{value = dense<[1.0, 2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
     %n = "stablehlo.negate"(%v) : (tensor<2xf32>) -> tensor<2xf32>
-    %one = "stablehlo.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
-    %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
-    %inf = "stablehlo.divide"(%one, %zero) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %three = "stablehlo.constant"() <{value = dense<3.0> : tensor<f32>}> : () -> tensor<f32>
+    %two = "stablehlo.constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
+    %rem = "stablehlo.remainder"(%three, %two) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %range = "stablehlo.constant"() <{value = dense<[0, 1, 2, 3]> : tensor<4xi32>}> : () -> tensor<4xi32>
+    %shifted = "stablehlo.constant"() <{value = dense<[1, 2, 3, 4]> : tensor<4xi32>}> : () -> tensor<4xi32>
+    %square = "stablehlo.constant"() <{value = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> : () -> tensor<2x2xi64>
     %r = "func.call"(%x) <{callee = @_loop}> : (tensor<f32>) -> tensor<f32>
-    "func.return"(%s, %n, %inf, %r) : (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<f32>) -> ()
+    "func.return"(%s, %n, %rem, %range, %shifted, %square, %r) : (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<4xi32>, tensor<4xi32>, tensor<2x2xi64>, tensor<f32>) -> ()
   }) : () -> ()
   "func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "_loop", sym_visibility = "private"}> ({
   ^bb0(%a: tensor<f32>):

@@ -262,8 +262,13 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     if !divide.is("stablehlo.divide") || tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_none() {
         return miss(format!("the probabilities pass through '{}' between the softmax and P·V", divide.name()));
     }
-    if pv.operand(p_side).element_type() != pv.operand(1 - p_side).element_type() {
-        return miss("the probabilities and V enter P·V in different precisions");
+    // Probabilities wider than V (an f32 softmax against bf16 V) are rounded to V's type,
+    // as a TPU's default-precision product rounds them; narrower ones are not widened.
+    let (p_element, v_element) = (pv.operand(p_side).element_type(), pv.operand(1 - p_side).element_type());
+    if p_element != v_element
+        && (p_element.as_deref() != Some("f32") || !matches!(v_element.as_deref(), Some("bf16" | "f16")))
+    {
+        return miss("the probabilities enter P·V narrower than V");
     }
     let exponential = tracer.producer(&divide.operand(0)).expect("an exponential");
     let subtract = tracer
@@ -430,9 +435,15 @@ fn reduction<'c, 'a>(
     if !FLOATS.contains(&element.as_str()) {
         return miss(format!("the softmax {what} is reduced in {element}, not a float type"));
     }
-    let (input_values, input_steps) =
-        follow_layout(tracer, &node.operand(0), Through { converts: true, broadcasts: false });
-    if !same_value(&input_values[0], base) {
+    // The reduced values and the logits may differ by precision changes (a bf16 softmax
+    // summing in f32, or an f32 softmax of bf16 scores): both are followed to the value
+    // the converts start from, which has the logits' axes.
+    let converts = Through { converts: true, broadcasts: false };
+    let (input_values, input_steps) = follow_layout(tracer, &node.operand(0), converts);
+    let (base_values, base_steps) = follow_layout(tracer, base, converts);
+    let base_is_converted = base_steps.iter().all(|step| *step == LayoutStep::Convert);
+    let base_source = if base_is_converted { &base_values[0] } else { base };
+    if !same_value(&input_values[0], base) && !same_value(&input_values[0], base_source) {
         return miss(format!("the softmax {what} is not taken over the same logits"));
     }
     note(matched, &input_values[1..]);
@@ -508,7 +519,11 @@ enum LogitsStep<'c, 'a> {
     SoftCap(f64),
     Bias(Traced<'c, 'a>),
     /// `select(predicate, logits, fill)`, or with `negated` `select(predicate, fill, logits)`.
-    Mask { predicate: Traced<'c, 'a>, negated: bool, fill_is_infinite: bool },
+    Mask {
+        predicate: Traced<'c, 'a>,
+        negated: bool,
+        fill_is_infinite: bool,
+    },
 }
 
 /// The ops from the Q·Kᵀ product to the logits, in program order.
@@ -772,15 +787,14 @@ fn read_comparison<'c, 'a>(
     }
     // A 0/1 mask compared with a constant: true where the mask is 1, or where it is 0.
     for side in 0..2 {
-        let (Some(k), Some(mask)) = (tracer.splat(&node.operand(1 - side)), zero_one(tracer, &node.operand(side)))
-        else {
+        let (Some(k), true) = (tracer.splat(&node.operand(1 - side)), is_zero_one(tracer, &node.operand(side))) else {
             continue;
         };
         let direction = if side == 0 { direction } else { direction.swapped() };
         let holds = |x: f64| direction.holds(x, k);
         return match (holds(0.0), holds(1.0)) {
-            (false, true) => read_predicate(tracer, atoms, &mask, axes, negated, masks),
-            (true, false) => read_predicate(tracer, atoms, &mask, axes, !negated, masks),
+            (false, true) => read_zero_one(tracer, atoms, &node.operand(side), axes, negated, masks),
+            (true, false) => read_zero_one(tracer, atoms, &node.operand(side), axes, !negated, masks),
             (all, _) if all != negated => Ok(()),
             _ => miss("a mask compares a 0/1 mask so that nothing is allowed"),
         };
@@ -789,19 +803,50 @@ fn read_comparison<'c, 'a>(
     Ok(())
 }
 
-/// The boolean a 0/1 float or integer mask is made from: `convert(b)` or
-/// `where(b, 1, 0)` (through layout ops, whose axes the boolean shares since the caller
-/// reads it against the compare's axes only when no layout op intervenes).
-fn zero_one<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<Traced<'c, 'a>> {
-    let node = tracer.producer(value)?;
+/// Whether `value` is a 0/1 mask made from booleans: `convert(b)`, `where(b, 1, 0)` or
+/// `where(b, 0, 1)`, products of such masks, and layout ops of them.
+fn is_zero_one(tracer: &Tracer, value: &Traced) -> bool {
+    let Some(node) = tracer.producer(value) else { return false };
+    let splat = |index: usize| tracer.splat(&node.operand(index));
     match node.name().as_str() {
-        "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => Some(node.operand(0)),
-        "stablehlo.select"
-            if tracer.splat(&node.operand(1)) == Some(1.0) && tracer.splat(&node.operand(2)) == Some(0.0) =>
-        {
-            Some(node.operand(0))
+        "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => true,
+        "stablehlo.select" => matches!((splat(1), splat(2)), (Some(1.0), Some(0.0)) | (Some(0.0), Some(1.0))),
+        "stablehlo.multiply" => is_zero_one(tracer, &node.operand(0)) && is_zero_one(tracer, &node.operand(1)),
+        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.convert" => {
+            is_zero_one(tracer, &node.operand(0))
         }
-        _ => None,
+        _ => false,
+    }
+}
+
+/// Reads "the 0/1 mask `value` is 1" (negated: "is 0") with `axes`, `value` being one
+/// `is_zero_one` accepts.
+fn read_zero_one<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    value: &Traced<'c, 'a>,
+    axes: &[Axis],
+    negated: bool,
+    masks: &mut Masks<'c, 'a>,
+) -> Result<(), Miss> {
+    let node = tracer.producer(value).ok_or(Miss("a 0/1 mask is an argument".into()))?;
+    match node.name().as_str() {
+        "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => {
+            read_predicate(tracer, atoms, &node.operand(0), axes, negated, masks)
+        }
+        "stablehlo.select" => {
+            let one_where_true = tracer.splat(&node.operand(1)) == Some(1.0);
+            read_predicate(tracer, atoms, &node.operand(0), axes, negated != !one_where_true, masks)
+        }
+        "stablehlo.multiply" if !negated => {
+            read_zero_one(tracer, atoms, &node.operand(0), axes, false, masks)?;
+            read_zero_one(tracer, atoms, &node.operand(1), axes, false, masks)
+        }
+        "stablehlo.multiply" => miss("a product of 0/1 masks is compared so that it means a disjunction"),
+        _ => {
+            let input_axes = layout_input_axes(atoms, &node, axes)?;
+            read_zero_one(tracer, atoms, &node.operand(0), &input_axes, negated, masks)
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use melior::{
     ir::{
         attribute::{FlatSymbolRefAttribute, StringAttribute},
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
-        BlockLike, RegionLike, Value, ValueLike,
+        AttributeLike, BlockLike, RegionLike, Value, ValueLike,
     },
     pass::Pass,
 };
@@ -53,10 +53,13 @@ fn create(NormalizeOptions { remarks }: NormalizeOptions) -> Pass {
     external_pass(&PASS, &PASS_ID, Anchor::Module, move |module: OperationRef| {
         let inlined = inline_private_calls(module);
         let folded = fold_constants(module);
+        let ranges = ranges_as_iota(module);
         if remarks {
             emit_remark(
                 module.location(),
-                &format!("normalized: {inlined} call(s) inlined, {folded} constant(s) folded"),
+                &format!(
+                    "normalized: {inlined} call(s) inlined, {folded} constant(s) folded, {ranges} range(s) as iota"
+                ),
             );
         }
         true
@@ -221,8 +224,9 @@ fn folded_value(name: &str, x: &[f64]) -> Option<f64> {
 }
 
 /// Replaces every op that computes a splat from splat constants by a constant; returns how
-/// many. Elementwise ops fold to finite float results only (computed in f64 and rounded
-/// once to the result type); layout ops of a splat keep its value whatever its type.
+/// many. Elementwise ops fold to float results only (computed in f64 and rounded once to
+/// the result type, infinities and NaN as IEEE arithmetic gives them); layout ops of a
+/// splat keep its value whatever its type.
 pub fn fold_constants(module: OperationRef) -> usize {
     let mut ops = Vec::new();
     module.walk(WalkOrder::PreOrder, |op| {
@@ -247,8 +251,8 @@ pub fn fold_constants(module: OperationRef) -> usize {
         let value = match name.as_str() {
             "stablehlo.broadcast_in_dim" | "stablehlo.reshape" | "stablehlo.transpose" => operands[0],
             _ => match folded_value(&name, &operands).and_then(|value| rounded(value, &element)) {
-                Some(value) if value.is_finite() => value,
-                _ => continue,
+                Some(value) => value,
+                None => continue,
             },
         };
         let constant = HloBuilder::before(op).constant(value, result.r#type(), &element);
@@ -264,4 +268,52 @@ pub fn fold_constants(module: OperationRef) -> usize {
         folded += 1;
     }
     folded
+}
+
+/// Replaces each 1-D integer constant holding 0, 1, ..., n - 1 (`jnp.arange` of a static
+/// length, which JAX folds into a constant) by `stablehlo.iota`, the spelling positions
+/// have elsewhere; returns how many.
+pub fn ranges_as_iota(module: OperationRef) -> usize {
+    let mut ranges = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("stablehlo.constant") && range_length(op).is_some() {
+            ranges.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in &ranges {
+        // SAFETY: collected from the live module; each is replaced and erased once.
+        let op = unsafe { OperationRef::from_raw(*raw) };
+        let result: Value = op.result(0).expect("a constant has a result").into();
+        let (length, element) = range_length(op).expect("checked");
+        let iota = HloBuilder::before(op).iota(0, &[length], &element);
+        unsafe {
+            mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), iota.to_raw());
+            mlir_sys::mlirOperationDestroy(*raw);
+        }
+    }
+    ranges.len()
+}
+
+/// The length and element type of a constant that is a 1-D i32 or i64 tensor of more than
+/// one element holding its positions.
+fn range_length(op: OperationRef) -> Option<(i64, String)> {
+    let raw = op.attribute("value").ok()?.to_raw();
+    let info = TensorInfo::of_value(op.result(0).ok()?.into())?;
+    let ([Some(length)], element) = (info.shape.as_slice(), info.element_name()) else { return None };
+    // SAFETY: elements are read only from a non-splat dense attribute of the element type
+    // checked, at positions below its length.
+    let holds_positions = unsafe {
+        if !mlir_sys::mlirAttributeIsADenseElements(raw) || mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+            return None;
+        }
+        match element.as_str() {
+            "i32" => {
+                (0..*length).all(|i| i64::from(mlir_sys::mlirDenseElementsAttrGetInt32Value(raw, i as isize)) == i)
+            }
+            "i64" => (0..*length).all(|i| mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, i as isize) == i),
+            _ => false,
+        }
+    };
+    holds_positions.then_some((*length, element))
 }
