@@ -518,6 +518,8 @@ enum LogitsStep<'c, 'a> {
     Scale(f64),
     SoftCap(f64),
     Bias(Traced<'c, 'a>),
+    /// `logits + where(keep, 0, fill)` (layouts of it): a mask, as HF and Llama write one.
+    AdditiveMask(Traced<'c, 'a>),
     /// `select(predicate, logits, fill)`, or with `negated` `select(predicate, fill, logits)`.
     Mask {
         predicate: Traced<'c, 'a>,
@@ -571,7 +573,12 @@ fn logits_chain<'c, 'a>(
                     (false, true) => (1, 0),
                     _ => return miss("an add on the logits is not a bias"),
                 };
-                (LogitsStep::Bias(node.operand(bias)), node.operand(scores))
+                let step = if is_additive_mask(tracer, &node.operand(bias)) {
+                    LogitsStep::AdditiveMask(node.operand(bias))
+                } else {
+                    LogitsStep::Bias(node.operand(bias))
+                };
+                (step, node.operand(scores))
             }
             "stablehlo.select" => {
                 // `where(keep, s, fill)`, or `where(masked, fill, s)`.
@@ -592,6 +599,44 @@ fn logits_chain<'c, 'a>(
         steps.push(step);
         current = next;
     }
+}
+
+/// Whether a bias is an additive mask: `where(keep, 0, fill)` or `where(masked, fill, 0)`
+/// with a fill at most MASK_FILL_LIMIT, through layout ops and converts. Adding it leaves
+/// the allowed logits exact and pushes the others below the limit, as masking does.
+fn is_additive_mask(tracer: &Tracer, value: &Traced) -> bool {
+    let Some(node) = tracer.producer(value) else { return false };
+    match node.name().as_str() {
+        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.convert" => {
+            is_additive_mask(tracer, &node.operand(0))
+        }
+        "stablehlo.select" => {
+            let masks = |fill: Option<f64>| fill.is_some_and(|fill| fill <= MASK_FILL_LIMIT);
+            let (then, otherwise) = (tracer.splat(&node.operand(1)), tracer.splat(&node.operand(2)));
+            (then == Some(0.0) && masks(otherwise)) || (otherwise == Some(0.0) && masks(then))
+        }
+        _ => false,
+    }
+}
+
+/// Reads an additive mask `is_additive_mask` accepts, with `axes`, into `masks`.
+fn read_additive_mask<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    atoms: &mut Atoms,
+    value: &Traced<'c, 'a>,
+    axes: &[Axis],
+    masks: &mut Masks<'c, 'a>,
+) -> Result<(), Miss> {
+    let node = tracer.producer(value).ok_or(Miss("an additive mask is an argument".into()))?;
+    if !node.is("stablehlo.select") {
+        let input_axes = layout_input_axes(atoms, &node, axes)?;
+        return read_additive_mask(tracer, atoms, &node.operand(0), &input_axes, masks);
+    }
+    // Zero where the predicate holds: it says which keys are allowed.
+    let allowed_where_true = tracer.splat(&node.operand(1)) == Some(0.0);
+    let fill = tracer.splat(&node.operand(if allowed_where_true { 2 } else { 1 }));
+    masks.fill_is_infinite |= fill == Some(f64::NEG_INFINITY);
+    read_predicate(tracer, atoms, &node.operand(0), axes, !allowed_where_true, masks)
 }
 
 /// `c * tanh(x / c)` (or `tanh(x * (1/c))`): the cap and `x`.
@@ -639,11 +684,9 @@ fn apply_chain<'c, 'a>(
     for step in steps {
         match step {
             LogitsStep::Layout(layout) => axes = apply_layout(atoms, &axes, std::slice::from_ref(layout))?,
-            LogitsStep::Convert => {
-                if stage > 0 {
-                    return miss("the logits change precision after the scale");
-                }
-            }
+            // flywheel.attention computes the logits in f32: a source that rounds them
+            // along the way (bf16 scores, a bf16 bias add) is less accurate.
+            LogitsStep::Convert => {}
             LogitsStep::Scale(factor) => {
                 if stage > 0 {
                     return miss("the logits are scaled after a soft-cap, bias or mask");
@@ -669,6 +712,10 @@ fn apply_chain<'c, 'a>(
                 advance(&mut stage, 3, "mask")?;
                 logits.masks.fill_is_infinite |= fill_is_infinite;
                 read_predicate(tracer, atoms, predicate, &axes, *negated, &mut logits.masks)?;
+            }
+            LogitsStep::AdditiveMask(bias) => {
+                advance(&mut stage, 3, "mask")?;
+                read_additive_mask(tracer, atoms, bias, &axes, &mut logits.masks)?;
             }
         }
     }
