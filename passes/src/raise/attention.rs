@@ -5,8 +5,8 @@ use crate::{
     analysis::atoms::{Atom, Atoms, Axis},
     analysis::hlo::{materialize, HloBuilder},
     analysis::operands::{
-        choose_source, dot_axes, extend_root, miss, note, note_nodes, operand_chain, role_order, same_value, Chain,
-        Follow, Miss, Operand,
+        choose_source, dot_axes, extend_root, miss, note, note_nodes, operand_chain, role_order, same_value,
+        single_user, Chain, Follow, Miss, Operand,
     },
     analysis::trace::{
         apply_layout, erase_dead, follow_layout, for_each_candidate, layout_step, LayoutStep, Node, Through, Traced,
@@ -104,14 +104,33 @@ fn softmax_side(tracer: &Tracer, dot: OperationRef) -> Option<usize> {
             .producer_named(&values[0], "stablehlo.divide")
             .is_some_and(|divide| tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_some())
     };
+    let deferred = deferred_normalization(dot).is_some();
     (0..2).find(|&side| {
         let operand = Traced::outer(dot.operand(side).expect("dot has two operands"));
         let (values, _) = follow_layout(tracer, &operand, Through { converts: true, broadcasts: false });
         is_softmax(&operand)
+            || (deferred && tracer.producer_named(&values[0], "stablehlo.exponential").is_some())
             || tracer
                 .producer(&values[0])
                 .is_some_and(|node| (0..node.operand_count()).any(|i| is_softmax(&node.operand(i))))
     })
+}
+
+/// The divide that normalizes a P·V product after it, if one does (MaxText:
+/// `einsum(exp(s - max), v) / sum`): the product's result, through layout ops and
+/// converts it alone uses, divided by something that comes from a sum.
+fn deferred_normalization<'c, 'a>(dot: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut value: Value = dot.result(0).ok()?.into();
+    loop {
+        let user = single_user(value)?;
+        match user.name().as_string_ref().as_str() {
+            Ok("stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.convert") => {
+                value = user.result(0).ok()?.into()
+            }
+            Ok("stablehlo.divide") if user.operand(0).ok()? == value => return Some(user),
+            _ => return None,
+        }
+    }
 }
 
 // ---- what a match found --------------------------------------------------------------
@@ -217,6 +236,9 @@ struct Found<'c, 'a> {
     output_element: String,
     /// Ops of the pattern in the rewritten function, erased if left unused.
     matched: Vec<OperationRef<'c, 'a>>,
+    /// Q, K and V widened to f32: the source multiplies its f32 probabilities by a bf16 V
+    /// and takes Q·Kᵀ of f32 operands, so the op computes all in f32 as it does.
+    widen: bool,
 }
 
 impl Found<'_, '_> {
@@ -258,19 +280,31 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
     let p_side = softmax_side(tracer, dot).expect("only softmax products are candidates");
     let (p_values, p_steps) = follow_layout(tracer, &pv.operand(p_side), Through { converts: true, broadcasts: false });
     note(&mut matched, &p_values[1..]);
-    let divide = tracer.producer(&p_values[0]).expect("a softmax or an op on one");
-    if !divide.is("stablehlo.divide") || tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_none() {
+    let first = tracer.producer(&p_values[0]).expect("a softmax or an op on one");
+    // Normalized before P·V (divide(e, sum)), or after it (the divide of the product).
+    let deferred = deferred_normalization(dot).filter(|_| first.is("stablehlo.exponential"));
+    let divide = match deferred {
+        Some(divide) => Node { op: divide, calls: Vec::new() },
+        None => first,
+    };
+    let normalized_before =
+        divide.is("stablehlo.divide") && tracer.producer_named(&divide.operand(0), "stablehlo.exponential").is_some();
+    if deferred.is_none() && !normalized_before {
         return miss(format!("the probabilities pass through '{}' between the softmax and P·V", divide.name()));
     }
-    // Probabilities wider than V (an f32 softmax against bf16 V) are rounded to V's type,
-    // as a TPU's default-precision product rounds them; narrower ones are not widened.
+    // Probabilities wider than V (an f32 softmax against bf16 V) are multiplied exactly
+    // where Q·Kᵀ is f32 too (V widened), else rounded to V's type, as a TPU's
+    // default-precision product rounds them; narrower ones are not widened.
     let (p_element, v_element) = (pv.operand(p_side).element_type(), pv.operand(1 - p_side).element_type());
     if p_element != v_element
         && (p_element.as_deref() != Some("f32") || !matches!(v_element.as_deref(), Some("bf16" | "f16")))
     {
         return miss("the probabilities enter P·V narrower than V");
     }
-    let exponential = tracer.producer(&divide.operand(0)).expect("an exponential");
+    let exponential = match deferred {
+        Some(_) => tracer.producer(&p_values[0]).expect("an exponential"),
+        None => tracer.producer(&divide.operand(0)).expect("an exponential"),
+    };
     let subtract = tracer
         .producer_named(&exponential.operand(0), "stablehlo.subtract")
         .ok_or(Miss("the exponential's argument is not the logits minus their maximum".into()))?;
@@ -303,7 +337,9 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         return miss("the softmax sums over a different axis than it takes the maximum over");
     }
     broadcast_back(&atoms, &max_back, &z_axes, &max_axis, "maximum")?;
-    broadcast_back(&atoms, &sum_back, &z_axes, &max_axis, "sum")?;
+    if deferred.is_none() {
+        broadcast_back(&atoms, &sum_back, &z_axes, &max_axis, "sum")?;
+    }
 
     // The logits, back to Q·Kᵀ.
     let (qk, steps) = logits_chain(tracer, &logits, &mut matched)?;
@@ -343,8 +379,35 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         return miss("P·V does not contract the softmax axis");
     }
     let output_axes = dot_axes(&mut atoms, sides.0, sides.1, &pv_numbers)?;
-    let (root, root_axes) =
-        extend_root(&mut atoms, dot.result(0).expect("one result").into(), output_axes, &mut matched, false)?;
+    let (mut root, mut root_axes) = extend_root(
+        &mut atoms,
+        dot.result(0).expect("one result").into(),
+        output_axes,
+        &mut matched,
+        deferred.is_some(),
+    )?;
+    if let Some(divide) = deferred {
+        // The sum divides the product's rows: it lines up with the output's axes but the
+        // value dimension, along which it is broadcast.
+        if divide.operand(0).ok() != Some(root) {
+            return miss("the normalizing divide does not divide the product's output");
+        }
+        let value_atoms: Vec<Atom> = v_chain.at_product().iter().flat_map(|axis| atoms.leaves(axis)).collect();
+        let lines_up = sum_back.len() == root_axes.len()
+            && sum_back.iter().zip(&root_axes).all(|(sum, output)| {
+                atoms.same(sum, output)
+                    || (sum.iter().all(|&atom| atoms.is_broadcast(atom))
+                        && atoms
+                            .leaves(output)
+                            .iter()
+                            .all(|atom| value_atoms.contains(atom) && !atoms.leaves(&max_axis).contains(atom)))
+            });
+        if !lines_up {
+            return miss("the normalizing sum is not broadcast along the output's value dimension only");
+        }
+        (root, root_axes) =
+            extend_root(&mut atoms, divide.result(0).expect("one result").into(), root_axes, &mut matched, false)?;
+    }
     let output_element = Traced::outer(root).element_type().unwrap_or_default();
 
     let (head_dim, key_atoms) = (atoms.leaves(&head_dim_axis), atoms.leaves(&max_axis));
@@ -359,6 +422,9 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         note(&mut matched, &chain.values[start + 1..]);
     }
     logits_info.scale *= q.scale * k.scale;
+    let mixed = p_element != v_element;
+    let f32_scores = (0..2).all(|side| qk.operand(side).element_type().as_deref() == Some("f32"));
+    let widen = mixed && f32_scores;
     let lengths = (atoms.axis_size(&roles.query), atoms.axis_size(&roles.key));
     let (causal, window) = window_attributes(&atoms, &roles, &logits_info.masks, lengths)?;
     if logits_info.masks.fill_is_infinite && !logits_info.masks.dynamic.is_empty() {
@@ -392,6 +458,7 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         root_axes,
         output_element,
         matched,
+        widen,
     })
 }
 
@@ -832,43 +899,49 @@ fn read_comparison<'c, 'a>(
         });
         return Ok(());
     }
-    // A 0/1 mask compared with a constant: true where the mask is 1, or where it is 0.
+    // A two-valued mask (a 0/1 mask, or an additive mask where(c, 0, fill)) compared with
+    // a constant: true where the mask holds one of its values.
     for side in 0..2 {
-        let (Some(k), true) = (tracer.splat(&node.operand(1 - side)), is_zero_one(tracer, &node.operand(side))) else {
+        let (Some(k), Some((when_true, when_false))) =
+            (tracer.splat(&node.operand(1 - side)), two_valued(tracer, &node.operand(side)))
+        else {
             continue;
         };
         let direction = if side == 0 { direction } else { direction.swapped() };
         let holds = |x: f64| direction.holds(x, k);
-        return match (holds(0.0), holds(1.0)) {
-            (false, true) => read_zero_one(tracer, atoms, &node.operand(side), axes, negated, masks),
-            (true, false) => read_zero_one(tracer, atoms, &node.operand(side), axes, !negated, masks),
+        return match (holds(when_true), holds(when_false)) {
+            (true, false) => read_two_valued(tracer, atoms, &node.operand(side), axes, negated, masks),
+            (false, true) => read_two_valued(tracer, atoms, &node.operand(side), axes, !negated, masks),
             (all, _) if all != negated => Ok(()),
-            _ => miss("a mask compares a 0/1 mask so that nothing is allowed"),
+            _ => miss("a mask compares a two-valued mask so that nothing is allowed"),
         };
     }
     masks.dynamic.push(Dynamic { value: predicate.clone(), axes: axes.to_vec(), negated });
     Ok(())
 }
 
-/// Whether `value` is a 0/1 mask made from booleans: `convert(b)`, `where(b, 1, 0)` or
-/// `where(b, 0, 1)`, products of such masks, and layout ops of them.
-fn is_zero_one(tracer: &Tracer, value: &Traced) -> bool {
-    let Some(node) = tracer.producer(value) else { return false };
-    let splat = |index: usize| tracer.splat(&node.operand(index));
+/// The two values a mask made from booleans takes, where its predicate holds and where it
+/// does not: `convert(b)` (1, 0), `where(b, x, y)` of constants (x, y), products of 0/1
+/// masks (1, 0), and layout ops of them.
+fn two_valued(tracer: &Tracer, value: &Traced) -> Option<(f64, f64)> {
+    let node = tracer.producer(value)?;
     match node.name().as_str() {
-        "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => true,
-        "stablehlo.select" => matches!((splat(1), splat(2)), (Some(1.0), Some(0.0)) | (Some(0.0), Some(1.0))),
-        "stablehlo.multiply" => is_zero_one(tracer, &node.operand(0)) && is_zero_one(tracer, &node.operand(1)),
-        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.convert" => {
-            is_zero_one(tracer, &node.operand(0))
+        "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => Some((1.0, 0.0)),
+        "stablehlo.select" => Some((tracer.splat(&node.operand(1))?, tracer.splat(&node.operand(2))?))
+            .filter(|(when_true, when_false)| when_true != when_false),
+        "stablehlo.multiply" => {
+            [0, 1].iter().all(|&i| two_valued(tracer, &node.operand(i)) == Some((1.0, 0.0))).then_some((1.0, 0.0))
         }
-        _ => false,
+        "stablehlo.broadcast_in_dim" | "stablehlo.transpose" | "stablehlo.reshape" | "stablehlo.convert" => {
+            two_valued(tracer, &node.operand(0))
+        }
+        _ => None,
     }
 }
 
-/// Reads "the 0/1 mask `value` is 1" (negated: "is 0") with `axes`, `value` being one
-/// `is_zero_one` accepts.
-fn read_zero_one<'c, 'a>(
+/// Reads "the two-valued mask `value` holds its first value" (negated: its second) with
+/// `axes`, `value` being one `two_valued` accepts.
+fn read_two_valued<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     atoms: &mut Atoms,
     value: &Traced<'c, 'a>,
@@ -876,23 +949,20 @@ fn read_zero_one<'c, 'a>(
     negated: bool,
     masks: &mut Masks<'c, 'a>,
 ) -> Result<(), Miss> {
-    let node = tracer.producer(value).ok_or(Miss("a 0/1 mask is an argument".into()))?;
+    let node = tracer.producer(value).ok_or(Miss("a two-valued mask is an argument".into()))?;
     match node.name().as_str() {
         "stablehlo.convert" if node.operand(0).element_type().as_deref() == Some("i1") => {
             read_predicate(tracer, atoms, &node.operand(0), axes, negated, masks)
         }
-        "stablehlo.select" => {
-            let one_where_true = tracer.splat(&node.operand(1)) == Some(1.0);
-            read_predicate(tracer, atoms, &node.operand(0), axes, negated != !one_where_true, masks)
-        }
+        "stablehlo.select" => read_predicate(tracer, atoms, &node.operand(0), axes, negated, masks),
         "stablehlo.multiply" if !negated => {
-            read_zero_one(tracer, atoms, &node.operand(0), axes, false, masks)?;
-            read_zero_one(tracer, atoms, &node.operand(1), axes, false, masks)
+            read_two_valued(tracer, atoms, &node.operand(0), axes, false, masks)?;
+            read_two_valued(tracer, atoms, &node.operand(1), axes, false, masks)
         }
         "stablehlo.multiply" => miss("a product of 0/1 masks is compared so that it means a disjunction"),
         _ => {
             let input_axes = layout_input_axes(atoms, &node, axes)?;
-            read_zero_one(tracer, atoms, &node.operand(0), &input_axes, negated, masks)
+            read_two_valued(tracer, atoms, &node.operand(0), &input_axes, negated, masks)
         }
     }
 }
@@ -1097,15 +1167,39 @@ fn window_attributes(
 fn rewrite<'c, 'a>(tracer: &Tracer<'c, 'a>, found: Found<'c, 'a>) -> HashSet<usize> {
     let anchor = flywheel_dialect::ir::defining_op(found.root).expect("the root is an op result");
     let builder = HloBuilder::before(anchor);
-    let Found { atoms, roles, q, k, v, logits, causal, window, layout, root, root_axes, output_element, matched } =
-        found;
+    let Found {
+        atoms,
+        roles,
+        q,
+        k,
+        v,
+        logits,
+        causal,
+        window,
+        layout,
+        root,
+        root_axes,
+        output_element,
+        matched,
+        widen,
+    } = found;
     let order = layout.order();
     let target = |side: Side| -> Vec<Axis> { order.iter().map(|&role| roles.of(side, role)).collect() };
     let operand = |operand: &Operand<'c, 'a>, side: Side| -> Value<'c, 'a> {
         let element = operand.value.element_type().expect("a tensor");
         materialize(&builder, &atoms, operand.value.value, &operand.axes, &element, &target(side))
     };
-    let (q_value, k_value, v_value) = (operand(&q, Side::Query), operand(&k, Side::Key), operand(&v, Side::Value));
+    let widened = |value: Value<'c, 'a>, operand: &Operand<'c, 'a>, side: Side| {
+        let element = operand.value.element_type().expect("a tensor");
+        if !widen || element == "f32" {
+            return value;
+        }
+        let shape: Vec<i64> = target(side).iter().map(|axis| atoms.axis_size(axis)).collect();
+        builder.convert(value, &shape, &element, "f32")
+    };
+    let q_value = widened(operand(&q, Side::Query), &q, Side::Query);
+    let k_value = widened(operand(&k, Side::Key), &k, Side::Key);
+    let v_value = widened(operand(&v, Side::Value), &v, Side::Value);
 
     // Masks and bias as [B|1, Nq|1, Tq, Tk].
     let side_tensor_axes = |axes: &[Axis]| -> Vec<Axis> {
