@@ -6,7 +6,7 @@
 
 // A real JAX program (its helpers inlined, its constants folded) computes what it did.
 // RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --flywheel-normalize=remarks=true -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
-// BLOCK: remark: normalized: 3 call(s) inlined, 18 constant(s) folded, 0 range(s) as iota
+// BLOCK: remark: normalized: 3 call(s) inlined, 18 constant(s) folded, 0 range(s) as iota, 15 unit broadcast(s) as reshape
 // RUN: not grep -q func.call %t.block.mlir
 // RUN: flywheel check %S/../fixtures/attention_transformer_block_bf16.mlir %t.block.mlir | FileCheck %s --check-prefix=CHECKED
 // CHECKED: check: passed
@@ -21,7 +21,7 @@
 // CHECK-NOT: sym_name = "_where"
 // CHECK-NOT: sym_name = "_fill"
 // CHECK: sym_name = "public"
-// REMARK: remark: normalized: 2 call(s) inlined, 2 constant(s) folded, 0 range(s) as iota
+// REMARK: remark: normalized: 2 call(s) inlined, 2 constant(s) folded, 0 range(s) as iota, 0 unit broadcast(s) as reshape
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>, sym_name = "main"}> ({
   ^bb0(%x: tensor<4xf32>, %m: tensor<4xi1>):
@@ -56,7 +56,7 @@
 // CHECK-DAG: "stablehlo.constant"() <{value = dense<8.837890e-02> : tensor<2x2xbf16>}>
 // CHECK-NOT: stablehlo.sqrt
 // CHECK-NOT: stablehlo.divide
-// REMARK: remark: normalized: 0 call(s) inlined, 10 constant(s) folded, 0 range(s) as iota
+// REMARK: remark: normalized: 0 call(s) inlined, 10 constant(s) folded, 0 range(s) as iota, 0 unit broadcast(s) as reshape
 "func.func"() <{function_type = (tensor<2x2xf32>, tensor<2x2xbf16>) -> (tensor<2x2xf32>, tensor<2x2xbf16>), sym_name = "scale"}> ({
 ^bb0(%x: tensor<2x2xf32>, %y: tensor<2x2xbf16>):
   %one = "stablehlo.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
@@ -92,7 +92,7 @@
 // CHECK: "func.call"(%{{.*}}) <{callee = @_loop}>
 // CHECK: sym_name = "_loop"
 // CHECK: "func.call"(%{{.*}}) <{callee = @_loop}>
-// REMARK: remark: normalized: 0 call(s) inlined, 0 constant(s) folded, 1 range(s) as iota
+// REMARK: remark: normalized: 0 call(s) inlined, 0 constant(s) folded, 1 range(s) as iota, 0 unit broadcast(s) as reshape
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<f32>) -> (tensor<f32>, tensor<2xf32>, tensor<f32>, tensor<4xi32>, tensor<4xi32>, tensor<2x2xi64>, tensor<f32>), sym_name = "near_misses"}> ({
   ^bb0(%x: tensor<f32>):
@@ -113,4 +113,21 @@
     %r = "func.call"(%a) <{callee = @_loop}> : (tensor<f32>) -> tensor<f32>
     "func.return"(%r) : (tensor<f32>) -> ()
   }) : () -> ()
+}) : () -> ()
+
+// -----
+
+// A broadcast that only adds axes of size 1 (jnp.matmul at batch 1 re-adding the batch
+// axis) is the reshape it is; one that repeats values, or reorders axes, stays.
+// CHECK-LABEL: sym_name = "unit_axes"
+// CHECK: "stablehlo.reshape"(%{{.*}}) : (tensor<4x3xf32>) -> tensor<1x4x1x3xf32>
+// CHECK: "stablehlo.broadcast_in_dim"(%{{.*}}) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4x3xf32>) -> tensor<2x4x3xf32>
+// CHECK: "stablehlo.broadcast_in_dim"(%{{.*}}) <{broadcast_dimensions = array<i64: 2, 1>}> : (tensor<4x3xf32>) -> tensor<1x3x4xf32>
+// REMARK: remark: normalized: 0 call(s) inlined, 0 constant(s) folded, 0 range(s) as iota, 1 unit broadcast(s) as reshape
+"func.func"() <{function_type = (tensor<4x3xf32>) -> (tensor<1x4x1x3xf32>, tensor<2x4x3xf32>, tensor<1x3x4xf32>), sym_name = "unit_axes"}> ({
+^bb0(%x: tensor<4x3xf32>):
+  %a = "stablehlo.broadcast_in_dim"(%x) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<4x3xf32>) -> tensor<1x4x1x3xf32>
+  %b = "stablehlo.broadcast_in_dim"(%x) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4x3xf32>) -> tensor<2x4x3xf32>
+  %c = "stablehlo.broadcast_in_dim"(%x) <{broadcast_dimensions = array<i64: 2, 1>}> : (tensor<4x3xf32>) -> tensor<1x3x4xf32>
+  "func.return"(%a, %b, %c) : (tensor<1x4x1x3xf32>, tensor<2x4x3xf32>, tensor<1x3x4xf32>) -> ()
 }) : () -> ()

@@ -1042,9 +1042,19 @@ fn assign_roles(
     }
     let value_dim: Vec<Atom> = v_atoms.iter().copied().filter(|a| !key.contains(a) && !shared.contains(a)).collect();
 
-    // Classify Q's source axes: shared atoms (batch, kv heads) first, then Q's own.
+    // Classify Q's source axes: shared atoms (batch, kv heads) first, then Q's own. The
+    // source is the furthest-back value of Q's chain whose head dimension is an axis of its
+    // own: a projection `(x @ W).reshape(b, t, h, d)` splits it from the heads only at the
+    // reshape.
+    let separate = |axes: &Vec<Axis>| {
+        axes.iter().all(|axis| {
+            let leaves = atoms.leaves(axis);
+            !leaves.iter().any(|a| head_dim.contains(a)) || leaves.iter().all(|a| head_dim.contains(a))
+        })
+    };
+    let q_axes = q.axes.iter().find(|axes| separate(axes)).unwrap_or(&q.axes[0]);
     let q_source: Vec<(usize, Vec<Atom>)> =
-        q.axes[0].iter().map(|axis| atoms.leaves(axis)).enumerate().filter(|(_, l)| !l.is_empty()).collect();
+        q_axes.iter().map(|axis| atoms.leaves(axis)).enumerate().filter(|(_, l)| !l.is_empty()).collect();
     let (mut batch_like, mut rows, mut heads) = (Vec::new(), Vec::new(), None);
     let mut lone_batch_like_is_outermost = false;
     for (position, leaves) in &q_source {

@@ -14,6 +14,7 @@ use flywheel_dialect::{
     diagnostics::emit_remark,
     ir::{defining_op, inline_call},
     stablehlo::splat_value,
+    stablehlo::BroadcastInDim,
     tensor::TensorInfo,
 };
 use melior::{
@@ -54,11 +55,13 @@ fn create(NormalizeOptions { remarks }: NormalizeOptions) -> Pass {
         let inlined = inline_private_calls(module);
         let folded = fold_constants(module);
         let ranges = ranges_as_iota(module);
+        let reshapes = unit_broadcasts_as_reshapes(module);
         if remarks {
             emit_remark(
                 module.location(),
                 &format!(
-                    "normalized: {inlined} call(s) inlined, {folded} constant(s) folded, {ranges} range(s) as iota"
+                    "normalized: {inlined} call(s) inlined, {folded} constant(s) folded, {ranges} range(s) as iota, \
+                     {reshapes} unit broadcast(s) as reshape"
                 ),
             );
         }
@@ -316,4 +319,45 @@ fn range_length(op: OperationRef) -> Option<(i64, String)> {
         }
     };
     holds_positions.then_some((*length, element))
+}
+
+/// Replaces each `broadcast_in_dim` that only inserts axes of size 1 (its operand's axes
+/// kept in order and size) by the `reshape` it is, as `jnp.matmul` at batch 1 re-adds the
+/// batch axis it squeezed; returns how many.
+pub fn unit_broadcasts_as_reshapes(module: OperationRef) -> usize {
+    let mut broadcasts = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok(BroadcastInDim::NAME) && unit_axes_added(op).is_some() {
+            broadcasts.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in &broadcasts {
+        // SAFETY: collected from the live module; each is replaced and erased once.
+        let op = unsafe { OperationRef::from_raw(*raw) };
+        let (from, to, element) = unit_axes_added(op).expect("checked");
+        let (input, result): (Value, Value) =
+            (op.operand(0).expect("an operand"), op.result(0).expect("a result").into());
+        let reshape = HloBuilder::before(op).reshape(input, &from, &to, &element);
+        unsafe {
+            mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), reshape.to_raw());
+            mlir_sys::mlirOperationDestroy(*raw);
+        }
+    }
+    broadcasts.len()
+}
+
+/// The operand and result shapes and the element type of a `broadcast_in_dim` that keeps
+/// its operand's axes in order and size and adds only axes of size 1.
+fn unit_axes_added(op: OperationRef) -> Option<(Vec<i64>, Vec<i64>, String)> {
+    let dimensions = BroadcastInDim::from_operation(op)?.broadcast_dimensions().ok()?;
+    let (from, to) = (TensorInfo::of_value(op.operand(0).ok()?)?, TensorInfo::of_value(op.result(0).ok()?.into())?);
+    let element = to.element_name();
+    let (from, to): (Vec<i64>, Vec<i64>) =
+        (from.shape.into_iter().collect::<Option<_>>()?, to.shape.into_iter().collect::<Option<_>>()?);
+    let in_order = dimensions.windows(2).all(|pair| pair[0] < pair[1]);
+    let kept = dimensions.len() == from.len()
+        && dimensions.iter().zip(&from).all(|(&d, &size)| to.get(d as usize) == Some(&size));
+    let added_units = (0..to.len() as i64).filter(|d| !dimensions.contains(d)).all(|d| to[d as usize] == 1);
+    (in_order && kept && added_units && to.len() > from.len()).then_some((from, to, element))
 }
