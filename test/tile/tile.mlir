@@ -384,3 +384,21 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-whole-keys=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: flywheel-tile: transposed-whole-keys must be at least 0, not -1
 // RUN: not test -e %t.negative.mlir
+
+// A mask operand with a band (causal, window): the band is folded into the mask the kernel
+// reads (key <= query + right and key >= query - left, and-ed with it), so the kernel masks
+// every block; rows the two empty are uniform over all keys in both programs.
+// RUN: flywheel-opt %S/../Inputs/attention-mask-window-bf16.mlir --flywheel-tile=remarks=true -o %t.mask-band.mlir 2>&1 | FileCheck %s --check-prefix=MASK-BAND-REMARK
+// MASK-BAND-REMARK: remark: tiled into a Mosaic kernel
+// RUN: FileCheck %s --check-prefix=MASK-BAND < %t.mask-band.mlir
+// MASK-BAND: %[[ROW:.*]] = "stablehlo.iota"() <{iota_dimension = 2 : i64}> : () -> tensor<1x1x256x256xi32>
+// MASK-BAND: %[[COLUMN:.*]] = "stablehlo.iota"() <{iota_dimension = 3 : i64}>
+// MASK-BAND: comparison_direction = #stablehlo<comparison_direction LE>
+// MASK-BAND: "stablehlo.and"
+// MASK-BAND: comparison_direction = #stablehlo<comparison_direction GE>
+// MASK-BAND: "stablehlo.and"
+// MASK-BAND: "flywheel.attention_kernel"
+// RUN: flywheel-opt %t.mask-band.mlir --pass-pipeline='builtin.module(flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo)' -o %t.mask-band.lowered.mlir
+// RUN: flywheel-opt %S/../Inputs/attention-mask-window-bf16.mlir --flywheel-lower-to-stablehlo -o %t.mask-band.reference.mlir
+// RUN: flywheel check %t.mask-band.reference.mlir %t.mask-band.lowered.mlir | FileCheck %s --check-prefix=MASK-BAND-CHECK
+// MASK-BAND-CHECK: check: passed

@@ -17,6 +17,7 @@ use flywheel_dialect::{
     diagnostics::{emit, emit_error, emit_remark, Severity},
     layout::Axis as Role,
     ops::AttentionOp,
+    stablehlo::{ComparisonDirection, ComparisonType},
 };
 use flywheel_kernels::attention::{kernel_module, whole_blocks, Extra, KernelPlan};
 use flywheel_kernels::tile_ir::{attention_ops, mutable};
@@ -297,9 +298,12 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         bias,
         vmem_limit: scoped_vmem(blocks.generation, transposed, block_q * group * block_kv),
     };
-    if plan.mask.is_some() && plan.band() != (None, None) {
-        // A row the mask empties is uniform over all keys; with a band the kernel skips blocks.
-        return Err("a mask together with causal or a window is not in the baseline kernel yet".into());
+    // With a mask operand the band is folded into the mask (`emit_kernel`): the kernel then
+    // masks every block and skips none, and a row the two empty is uniform over all keys,
+    // as flywheel.attention defines it.
+    let mut plan = plan;
+    if plan.mask.is_some() {
+        (plan.causal, plan.window) = (false, None);
     }
     if !plan.every_row_attends() {
         return Err(
@@ -308,6 +312,25 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
         );
     }
     Ok(plan)
+}
+
+/// `mask` ([B|1, N|1, Tq, Tk] booleans of `dims`) and the band `(left, right)`: key j
+/// allowed for query i only if i - left <= j <= i + right.
+fn with_band<'c, 'a>(
+    b: &HloBuilder<'c, 'a>,
+    mask: Value<'c, 'a>,
+    dims: &[i64],
+    (left, right): (Option<i64>, Option<i64>),
+) -> Value<'c, 'a> {
+    let (query, key) = (b.iota(2, dims, "i32"), b.iota(3, dims, "i32"));
+    let mut allowed = mask;
+    for (bound, direction) in [(right, ComparisonDirection::Le), (left.map(|left| -left), ComparisonDirection::Ge)] {
+        let Some(offset) = bound else { continue };
+        let edge = b.elementwise("stablehlo.add", &[query, b.splat(offset as f64, "i32", dims)]);
+        let within = b.compare(key, edge, direction, ComparisonType::Signed, dims);
+        allowed = b.elementwise("stablehlo.and", &[allowed, within]);
+    }
+    allowed
 }
 
 fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Result<(), String> {
@@ -364,8 +387,10 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
         rearrange(value, &axes, &target)
     };
     if let (Some(mask), Some(plan_mask)) = (attention.mask(), &plan.mask) {
-        // The kernel reads the mask as i32 (nonzero = allowed).
+        // The kernel reads the mask as i32 (nonzero = allowed), the op's band folded in.
         let (dims, _) = shape(mask)?;
+        let band = KernelPlan { causal: attention.causal()?, window: attention.window()?, ..plan.clone() }.band();
+        let mask = with_band(&b, mask, &dims, band);
         operands.push(extra(b.convert(mask, &dims, "i1", "i32"), plan_mask)?);
     }
     if let (Some(bias), Some(plan_bias)) = (attention.bias(), &plan.bias) {
