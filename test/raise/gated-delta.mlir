@@ -59,3 +59,15 @@
 // Diagnostics: a chunk size that is not a power of two.
 // RUN: not flywheel-opt %S/../fixtures/gdn_recurrent_f32.mlir --flywheel-raise-gated-delta=chunk-size=48 2>&1 | FileCheck %s --check-prefix=CHUNK
 // CHUNK: error: flywheel-raise-gated-delta: chunk-size must be a power of two, got 48
+
+// Gates in the model dtype (Qwen3-Next computes beta = sigmoid(b) in bf16): raised with g
+// and beta widened to f32, which flywheel.gated_delta takes; the whole chain then compiles
+// its kernel, and the result is at least as accurate as the source against the source
+// computed in f32 (the source rounds the recurrence's products to bf16).
+// RUN: flywheel-opt %S/../Inputs/gdn_bf16_gates.mlir --flywheel-raise-gated-delta | FileCheck %s --check-prefix=BF16-GATES
+// BF16-GATES: %[[G:.*]] = "stablehlo.convert"(%{{.*}}) : (tensor<2x128x2xbf16>) -> tensor<2x128x2xf32>
+// BF16-GATES: %[[BETA:.*]] = "stablehlo.convert"(%{{.*}}) : (tensor<2x128x2xbf16>) -> tensor<2x128x2xf32>
+// BF16-GATES: "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %{{.*}}, %[[G]], %[[BETA]])
+// RUN: flywheel-opt %S/../Inputs/gdn_bf16_gates.mlir --flywheel-tpu=target=v6e -o %t.bf16-gates.mlir
+// RUN: %python %S/../fixtures/coverage.py --accuracy %S/../Inputs/gdn_bf16_gates.mlir %t.bf16-gates.mlir | FileCheck %s --check-prefix=BF16-GATES-ACCURACY
+// BF16-GATES-ACCURACY: accuracy: at least as accurate as the original

@@ -490,7 +490,16 @@ fn rewrite<'c, 'a>(
         } else {
             order.iter().filter(|&&r| r != Role::HeadDim).map(|&r| role(r, &Vec::new())).collect()
         };
-        values.push(materialize(&builder, &atoms, operand.value.value, &operand.axes, &element, &target));
+        let value = materialize(&builder, &atoms, operand.value.value, &operand.axes, &element, &target);
+        // The gates g and beta are f32 in flywheel.gated_delta; a program that computes them
+        // in its model dtype (Qwen3-Next: beta = sigmoid(b) in bf16) has them widened, exactly.
+        let value = if index >= 3 && element != "f32" {
+            let shape: Vec<i64> = target.iter().map(|axis| atoms.axis_size(axis)).collect();
+            builder.convert(value, &shape, &element, "f32")
+        } else {
+            value
+        };
+        values.push(value);
     }
     let state_target = vec![batch.clone(), heads.clone(), key_dim.clone(), value_dim.clone()];
     if let Some(initial) = initial_state {
