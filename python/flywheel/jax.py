@@ -7,6 +7,10 @@
     optimized.profile()           # libtpu static cycles before/after (deviceless)
     optimized.profile(topology="v6e:2x2")   # a program sharded over four chips, per chip
     optimized.check(seed=0)       # original vs optimized on the PJRT CPU plugin
+    optimized.remarks             # what each pass did and did not do, and why
+
+When the chain finds attention or Gated DeltaNet it leaves without a kernel, `optimize`
+warns (a UserWarning) with the remarks that say why.
 
     exported = jax.export.export(jax.jit(fn), platforms=["tpu"])(*example_args)
     faster, optimized = flywheel.jax.optimize_exported(exported, target="v6e")
@@ -24,6 +28,7 @@ import pathlib
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 import jax
 
@@ -45,11 +50,12 @@ def tool(name):
     return found
 
 
-def run(command, stdin=None):
+def run(command, stdin=None, diagnostics=False):
+    """A tool's output (with `diagnostics`, also its stderr), or FlyWheelError."""
     result = subprocess.run(command, input=stdin, capture_output=True, text=True)
     if result.returncode != 0:
         raise FlyWheelError(result.stderr.strip() or f"{command[0]} exited with {result.returncode}")
-    return result.stdout
+    return (result.stdout, result.stderr) if diagnostics else result.stdout
 
 
 def stablehlo(fn, *example_args):
@@ -63,6 +69,7 @@ def pipeline(target, options):
     if target not in TARGETS:
         raise FlyWheelError(f"unknown target {target!r} (one of {', '.join(TARGETS)})")
     settings = [f"target={target}"]
+    options = {"remarks": True, **options}
     for key, value in options.items():
         value = str(value).lower() if isinstance(value, bool) else value
         settings.append(f"{key.replace('_', '-')}={value}")
@@ -70,12 +77,24 @@ def pipeline(target, options):
 
 
 class Optimized:
-    """A program before and after FlyWheel, both StableHLO text."""
+    """A program before and after FlyWheel, both StableHLO text, and the remarks of the
+    passes that made it."""
 
-    def __init__(self, original, text, target):
+    def __init__(self, original, text, target, remarks=()):
         self.original = original
         self.text = text
         self.target = target
+        self.remarks = list(remarks)
+
+    @property
+    def candidates(self):
+        """How many attention and Gated DeltaNet ops the chain found, raised or not."""
+        return sum(("raised to flywheel." in remark or " not raised: " in remark) for remark in self.remarks)
+
+    @property
+    def missed(self):
+        """The remarks on what the chain found but left without a kernel, and why."""
+        return [remark for remark in self.remarks if " not raised: " in remark or "kept for the reference" in remark]
 
     @property
     def kernels(self):
@@ -119,6 +138,22 @@ def generic_form(text):
         return ir.Module.parse(text).operation.get_asm(print_generic_op_form=True)
 
 
+def remarks_of(stderr):
+    """The remark lines of a tool's diagnostics, without their file positions."""
+    return [line.split("remark: ", 1)[1] for line in stderr.splitlines() if "remark: " in line]
+
+
+def optimized(original, target, options):
+    """Runs flywheel-tpu over `original`; warns when it leaves candidates without kernels."""
+    text, stderr = run([tool("flywheel-opt"), "-", f"--pass-pipeline={pipeline(target, options)}"], stdin=original,
+                       diagnostics=True)
+    result = Optimized(original, text, target, remarks_of(stderr))
+    if result.kernels < result.candidates:
+        warnings.warn(f"FlyWheel made {result.kernels} kernel(s) of {result.candidates} candidate(s):\n  "
+                      + "\n  ".join(result.missed), stacklevel=3)
+    return result
+
+
 def optimize_exported(exported, target="v6e", **options):
     """An `jax.export.Exported` whose module FlyWheel optimized, everything else (calling
     convention, avals, shardings, platforms) as it was, and the `Optimized` record. The
@@ -128,17 +163,14 @@ def optimize_exported(exported, target="v6e", **options):
     from jax._src.interpreters import mlir as jax_mlir
     from jax._src.lib.mlir import ir
 
-    original = generic_form(exported.mlir_module())
-    text = run([tool("flywheel-opt"), "-", f"--pass-pipeline={pipeline(target, options)}"], stdin=original)
+    result = optimized(generic_form(exported.mlir_module()), target, options)
     with jax_mlir.make_ir_context():
-        serialized = _export._module_to_bytecode(ir.Module.parse(text))
-    return dataclasses.replace(exported, mlir_module_serialized=serialized), Optimized(original, text, target)
+        serialized = _export._module_to_bytecode(ir.Module.parse(result.text))
+    return dataclasses.replace(exported, mlir_module_serialized=serialized), result
 
 
 def optimize(fn, *example_args, target="v6e", **options):
     """Lowers `fn` at `example_args` (arrays or jax.ShapeDtypeStruct) and runs FlyWheel's
     whole chain for `target` over it; `options` go to `flywheel-tpu` (e.g.
     auto_blocks=True)."""
-    original = stablehlo(fn, *example_args)
-    text = run([tool("flywheel-opt"), "-", f"--pass-pipeline={pipeline(target, options)}"], stdin=original)
-    return Optimized(original, text, target)
+    return optimized(stablehlo(fn, *example_args), target, options)

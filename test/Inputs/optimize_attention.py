@@ -1,5 +1,5 @@
 """flywheel.jax.optimize on a JAX attention (the Python package's test, run by
-test/flywheel-python.mlir): prints what FileCheck checks."""
+test/tools/python.mlir): prints what FileCheck checks."""
 
 import os
 import sys

@@ -1,4 +1,4 @@
-"""flywheel.jax.optimize_exported (run by test/flywheel-python.mlir): a jax.export
+"""flywheel.jax.optimize_exported (run by test/tools/python.mlir): a jax.export
 round trip through FlyWheel; prints what FileCheck checks and writes the optimized
 module (generic form) to argv[1] for a deviceless compile."""
 

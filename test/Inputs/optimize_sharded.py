@@ -1,5 +1,5 @@
 """flywheel.jax.optimize on attention whose heads are sharded over four chips (run by
-test/flywheel-python.mlir): the kernel goes into a manual region, the program profiles
+test/tools/python.mlir): the kernel goes into a manual region, the program profiles
 per chip on a 2x2 topology, and the CPU check runs it on four CPU devices."""
 
 import os

@@ -34,3 +34,12 @@
 // SHARDED: kernels 1 manual regions 1
 // SHARDED-NEXT: profiled per chip True
 // SHARDED-NEXT: check: passed (1 outputs within tolerance)
+
+// A candidate left without a kernel is a warning, with the remark that says why; remarks
+// are on the result either way.
+// RUN: %python %S/../Inputs/optimize_warns.py 2>/dev/null | FileCheck %s --check-prefix=WARNS
+// WARNS: scaled_probabilities: 0 kernel(s) of 1 candidate(s), 1 warning(s)
+// WARNS-NEXT: warning: UserWarning: FlyWheel made 0 kernel(s) of 1 candidate(s):
+// WARNS-NEXT: attention not raised: the probabilities pass through 'stablehlo.multiply' between the softmax and P·V
+// WARNS: causal: 1 kernel(s) of 1 candidate(s), 0 warning(s)
+// WARNS-NEXT: remarks: normalized: {{.*}} | raised to flywheel.attention (layout BTNH, 2 query / 2 key-value heads, scale 0.125, causal) |{{.*}}tiled into a Mosaic kernel

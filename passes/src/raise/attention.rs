@@ -110,9 +110,11 @@ fn softmax_side(tracer: &Tracer, dot: OperationRef) -> Option<usize> {
         let (values, _) = follow_layout(tracer, &operand, Through { converts: true, broadcasts: false });
         is_softmax(&operand)
             || (deferred && tracer.producer_named(&values[0], "stablehlo.exponential").is_some())
-            || tracer
-                .producer(&values[0])
-                .is_some_and(|node| (0..node.operand_count()).any(|i| is_softmax(&node.operand(i))))
+            || tracer.producer(&values[0]).is_some_and(|node| {
+                // One op away from a softmax (dropout's multiply, say), but not a product
+                // of it: that is the P·V of an attention this dot follows.
+                !node.is(DotGeneral::NAME) && (0..node.operand_count()).any(|i| is_softmax(&node.operand(i)))
+            })
     })
 }
 
