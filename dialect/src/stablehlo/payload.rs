@@ -177,6 +177,46 @@ enum_payload!(
     { Eq = "EQ", Ne = "NE", Ge = "GE", Gt = "GT", Le = "LE", Lt = "LT" }
 );
 
+impl ComparisonDirection {
+    /// The relation that holds exactly where this one does not (for ordered operands).
+    pub fn negated(self) -> Self {
+        use ComparisonDirection::*;
+        match self {
+            Eq => Ne,
+            Ne => Eq,
+            Ge => Lt,
+            Gt => Le,
+            Le => Gt,
+            Lt => Ge,
+        }
+    }
+
+    /// The relation with the operands swapped: `a < b` is `b > a`.
+    pub fn swapped(self) -> Self {
+        use ComparisonDirection::*;
+        match self {
+            Ge => Le,
+            Gt => Lt,
+            Le => Ge,
+            Lt => Gt,
+            same => same,
+        }
+    }
+
+    /// Whether `a` relates to `b` so.
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        use ComparisonDirection::*;
+        match self {
+            Eq => a == b,
+            Ne => a != b,
+            Ge => a >= b,
+            Gt => a > b,
+            Le => a <= b,
+            Lt => a < b,
+        }
+    }
+}
+
 enum_payload!(
     /// How a `compare` orders its operands.
     ComparisonType, "comparison_type",
