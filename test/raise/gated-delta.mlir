@@ -27,6 +27,37 @@
 // CHUNKED-NOT: stablehlo.while
 // CHUNKED-NOT: sym_name = "cumsum
 
+// Spelled as fla's reference writes it (test/Inputs/gdn_spelled.mlir, by hand): a fori
+// index beside the scan's counter, wrapped as JAX wraps x[i]; inputs stepped along their
+// second axis; prediction and readout as multiply + reduce, the update as a broadcast
+// multiply; q_t scaled in the body; the row written by a scatter; an unbatched state.
+// Raised with a batch of one in Q's own layout (BNTH: reshapes, no transposes) and the
+// body's 0.5 as the scale; lowered back to StableHLO it computes what the original does.
+// RUN: flywheel-opt %S/../Inputs/gdn_spelled.mlir --flywheel-raise-gated-delta | FileCheck %s --check-prefix=SPELLED
+// SPELLED: %[[Q:.*]] = "stablehlo.reshape"(%arg0) : (tensor<2x8x4xf32>) -> tensor<1x2x8x4xf32>
+// SPELLED: %[[R:.*]]:2 = "flywheel.gated_delta"(%[[Q]], {{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 5.000000e-01 : f32}
+// SPELLED-NEXT: %[[O:.*]] = "stablehlo.reshape"(%[[R]]#0) : (tensor<1x2x8x8xf32>) -> tensor<2x8x8xf32>
+// SPELLED: "func.return"(%[[O]])
+// SPELLED-NOT: stablehlo.while
+// RUN: flywheel-opt %S/../Inputs/gdn_spelled.mlir --pass-pipeline='builtin.module(flywheel-raise-gated-delta,flywheel-lower-to-stablehlo)' -o %t.spelled.mlir
+// RUN: flywheel check %S/../Inputs/gdn_spelled.mlir %t.spelled.mlir | FileCheck %s --check-prefix=CHECKED
+// CHECKED: check: passed
+
+// Its one-change near misses: the scatter accumulates (o.at[i].add), the wrap selects
+// the wrong side (reads x[i + 8], clamped), the fori index steps by 8.
+// RUN: sed 's|"stablehlo.return"(%new) : (tensor<f32>) -> ()|%acc = "stablehlo.add"(%old, %new) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n "stablehlo.return"(%acc) : (tensor<f32>) -> ()|' %S/../Inputs/gdn_spelled.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ACCUMULATES
+// ACCUMULATES: remark: gated delta recurrence not raised: the loop does not write one output row per step
+// ACCUMULATES-NOT: flywheel.gated_delta
+// RUN: sed 's|(%negative, %wrapped, %j)|(%negative, %j, %wrapped)|' %S/../Inputs/gdn_spelled.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=NOT-THE-STEP
+// NOT-THE-STEP: remark: gated delta recurrence not raised: the loop does not write one output row per step
+// NOT-THE-STEP-NOT: flywheel.gated_delta
+// RUN: sed 's|%j1 = "stablehlo.add"(%j, %c1)|%j1 = "stablehlo.add"(%j, %c8)|' %S/../Inputs/gdn_spelled.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=OTHER-PACE
+// OTHER-PACE: remark: gated delta recurrence not raised: the loop carries more than a state and an output
+// OTHER-PACE-NOT: flywheel.gated_delta
+
 // Near misses (JAX programs with another step; test/fixtures/generate.py writes them): each
 // keeps its loop, with a remark naming what differs.
 // RUN: flywheel-opt %S/../Inputs/gdn_near_miss_no_delta.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=NO-DELTA

@@ -131,3 +131,35 @@
   %c = "stablehlo.broadcast_in_dim"(%x) <{broadcast_dimensions = array<i64: 2, 1>}> : (tensor<4x3xf32>) -> tensor<1x3x4xf32>
   "func.return"(%a, %b, %c) : (tensor<1x4x1x3xf32>, tensor<2x4x3xf32>, tensor<1x3x4xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// The index arithmetic JAX writes around x[..., 0, ...] (`select(0 < 0, 0 + n, 0)`) folds
+// to its constant; near misses: an i8 sum that overflows, an unsigned compare, and an
+// index that is not constant (the loop step) stay.
+// CHECK-LABEL: sym_name = "indices"
+// CHECK: dense<2> : tensor<i32>
+// CHECK-NEXT: %[[ZERO:.*]] = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}>
+// CHECK: %[[BIG:.*]] = "stablehlo.add"(%{{.*}}, %{{.*}}) : (tensor<i8>, tensor<i8>) -> tensor<i8>
+// CHECK: %[[UNSIGNED:.*]] = "stablehlo.compare"
+// CHECK-SAME: UNSIGNED
+// CHECK: %[[WRAPPED:.*]] = "stablehlo.select"(%{{.*}}, %{{.*}}, %arg0)
+// CHECK: "func.return"(%[[ZERO]], %[[BIG]], %[[UNSIGNED]], %[[WRAPPED]])
+// REMARK: remark: normalized: 0 call(s) inlined, 3 constant(s) folded, 0 range(s) as iota, 0 unit broadcast(s) as reshape
+"func.func"() <{function_type = (tensor<i32>) -> (tensor<i32>, tensor<i8>, tensor<i1>, tensor<i32>), sym_name = "indices"}> ({
+^bb0(%step: tensor<i32>):
+  %zero = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %zero_again = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %two = "stablehlo.constant"() <{value = dense<2> : tensor<i32>}> : () -> tensor<i32>
+  %negative = "stablehlo.compare"(%zero, %zero_again) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %wrapped = "stablehlo.add"(%zero, %two) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+  %index = "stablehlo.select"(%negative, %wrapped, %zero) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+  %hundred = "stablehlo.constant"() <{value = dense<100> : tensor<i8>}> : () -> tensor<i8>
+  %overflow = "stablehlo.add"(%hundred, %hundred) : (tensor<i8>, tensor<i8>) -> tensor<i8>
+  %minus_one = "stablehlo.constant"() <{value = dense<-1> : tensor<i32>}> : () -> tensor<i32>
+  %unsigned = "stablehlo.compare"(%minus_one, %zero) <{compare_type = #stablehlo<comparison_type UNSIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %step_negative = "stablehlo.compare"(%step, %zero) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %step_wrapped = "stablehlo.add"(%step, %two) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+  %step_index = "stablehlo.select"(%step_negative, %step_wrapped, %step) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+  "func.return"(%index, %overflow, %unsigned, %step_index) : (tensor<i32>, tensor<i8>, tensor<i1>, tensor<i32>) -> ()
+}) : () -> ()

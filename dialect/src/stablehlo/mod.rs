@@ -5,7 +5,8 @@
 mod payload;
 
 pub use payload::{
-    ComparisonDirection, ComparisonType, DotDimensionNumbers, FieldValue, PayloadError, Precision, StructPayload,
+    ComparisonDirection, ComparisonType, DotDimensionNumbers, FieldValue, PayloadError, Precision,
+    ScatterDimensionNumbers, StructPayload,
 };
 
 use crate::tensor::is_i1;
@@ -157,6 +158,11 @@ view!(
     /// `reduce(inputs..., inits...)` over `dimensions`, with the reducer in its body.
     Reduce, "stablehlo.reduce"
 );
+view!(
+    /// `scatter(operand, indices, updates)`, combining each addressed element with its
+    /// update by the body.
+    Scatter, "stablehlo.scatter"
+);
 view!(BroadcastInDim, "stablehlo.broadcast_in_dim");
 view!(Compare, "stablehlo.compare");
 view!(
@@ -195,6 +201,26 @@ impl<'c, 'a> DotGeneral<'c, 'a> {
                 payload(&self.op, name, element, Precision::parse)
             })
             .collect()
+    }
+}
+
+impl<'c, 'a> Scatter<'c, 'a> {
+    pub fn dimension_numbers(&self) -> Result<ScatterDimensionNumbers, ViewError> {
+        let name = "scatter_dimension_numbers";
+        payload(&self.op, name, attribute(&self.op, name)?, ScatterDimensionNumbers::parse)
+    }
+    /// Whether the body keeps the update and drops the old element (`x.at[i].set(u)`).
+    pub fn overwrites(&self) -> bool {
+        let Some(block) = self.op.region(0).ok().and_then(|region| region.first_block()) else {
+            return false;
+        };
+        let Some(ret) = block.first_operation() else { return false };
+        self.op.operand_count() == 3
+            && block.argument_count() == 2
+            && ret.name().as_string_ref().as_str() == Ok("stablehlo.return")
+            && ret.next_in_block().is_none()
+            && ret.operand_count() == 1
+            && ret.operand(0).ok() == block.argument(1).ok().map(Into::into)
     }
 }
 

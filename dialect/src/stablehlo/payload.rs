@@ -135,6 +135,40 @@ impl fmt::Display for DotDimensionNumbers {
     }
 }
 
+/// `#stablehlo.scatter<...>`: how a `scatter`'s indices and updates address its operand.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScatterDimensionNumbers {
+    pub update_window_dims: Vec<i64>,
+    pub inserted_window_dims: Vec<i64>,
+    pub input_batching_dims: Vec<i64>,
+    pub scatter_indices_batching_dims: Vec<i64>,
+    pub scatter_dims_to_operand_dims: Vec<i64>,
+    pub index_vector_dim: i64,
+}
+
+impl ScatterDimensionNumbers {
+    /// Parses the opaque data `scatter<...>` (a field left out is empty, or 0).
+    pub fn parse(data: &str) -> Result<Self, PayloadError> {
+        let payload = StructPayload::parse(data)?;
+        if payload.name != "scatter" {
+            return Err(expected("`scatter<...>`", data));
+        }
+        let index_vector_dim = match payload.fields.iter().find(|(key, _)| key == "index_vector_dim") {
+            Some((_, FieldValue::Word(word))) => word.parse().map_err(|_| expected("an integer", word))?,
+            Some(_) => return Err(expected("an integer index_vector_dim", data)),
+            None => 0,
+        };
+        Ok(ScatterDimensionNumbers {
+            update_window_dims: payload.integers("update_window_dims"),
+            inserted_window_dims: payload.integers("inserted_window_dims"),
+            input_batching_dims: payload.integers("input_batching_dims"),
+            scatter_indices_batching_dims: payload.integers("scatter_indices_batching_dims"),
+            scatter_dims_to_operand_dims: payload.integers("scatter_dims_to_operand_dims"),
+            index_vector_dim,
+        })
+    }
+}
+
 /// Defines an enum payload `#stablehlo<kind VALUE>` with its spellings.
 macro_rules! enum_payload {
     ($(#[$doc:meta])* $name:ident, $kind:literal, { $($variant:ident = $spelling:literal),+ $(,)? }) => {
@@ -253,6 +287,21 @@ mod tests {
             dims.to_string(),
             "#stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1]>"
         );
+    }
+
+    #[test]
+    fn scatter_dimension_numbers() {
+        let data = "scatter<update_window_dims = [0, 1, 2], inserted_window_dims = [2], \
+                    scatter_dims_to_operand_dims = [2], index_vector_dim = 1>";
+        let dims = ScatterDimensionNumbers::parse(data).unwrap();
+        assert_eq!(dims.update_window_dims, vec![0, 1, 2]);
+        assert_eq!((dims.inserted_window_dims, dims.scatter_dims_to_operand_dims), (vec![2], vec![2]));
+        assert_eq!(dims.index_vector_dim, 1);
+        assert!(dims.input_batching_dims.is_empty());
+        let defaults = ScatterDimensionNumbers::parse("scatter<inserted_window_dims = [0]>").unwrap();
+        assert_eq!(defaults.index_vector_dim, 0);
+        assert!(ScatterDimensionNumbers::parse("scatter<index_vector_dim = x>").is_err());
+        assert!(ScatterDimensionNumbers::parse("gather<>").is_err());
     }
 
     #[test]

@@ -4,4 +4,5 @@
 pub mod atoms;
 pub mod hlo;
 pub mod operands;
+pub mod product;
 pub mod trace;

@@ -11,6 +11,7 @@ use flywheel_dialect::stablehlo::DotDimensionNumbers;
 use melior::ir::{operation::OperationRef, Value, ValueLike};
 
 /// Why a candidate was not raised.
+#[derive(Debug)]
 pub struct Miss(pub String);
 
 impl From<Mismatch> for Miss {

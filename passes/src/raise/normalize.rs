@@ -14,7 +14,7 @@ use flywheel_dialect::{
     diagnostics::emit_remark,
     ir::{defining_op, inline_call},
     stablehlo::splat_value,
-    stablehlo::BroadcastInDim,
+    stablehlo::{BroadcastInDim, Compare, ComparisonType, Select},
     tensor::TensorInfo,
 };
 use melior::{
@@ -44,7 +44,9 @@ of a private function (JAX's helpers such as `@_where`, `@tril`, `@_einsum`) is 
 private functions no call is left for are erased; elementwise StableHLO ops whose operands are all splat constants \
 (`sqrt`, `rsqrt`, `divide`, `multiply`, `add`, `subtract`, `negate`, `convert`, `exponential`, `log`, `maximum`, \
 `minimum`) and layout ops of a splat (`broadcast_in_dim`, `reshape`, `transpose`) become one splat constant, each \
-value computed exactly and rounded once to the result's element type, as XLA folds them. Runs first in \
+value computed exactly and rounded once to the result's element type, as XLA folds them; so does the integer index \
+arithmetic JAX writes around every `x[..., i]` (`add`, `subtract`, `multiply`, `negate`, `maximum`, `minimum`, \
+integer `convert`, `compare`, `select` of constants), where the result fits its type. Runs first in \
 `flywheel-tpu`; the raising passes also work without it.",
     options: NormalizeOptions::SPECS,
     create: |text| Ok(create(NormalizeOptions::parse(text)?)),
@@ -226,10 +228,56 @@ fn folded_value(name: &str, x: &[f64]) -> Option<f64> {
     })
 }
 
+/// The integer result `op` computes from splat integer operands `x`, if it fits `element`.
+fn folded_integer(name: &str, x: &[f64], operand_element: &str, element: &str) -> Option<f64> {
+    let limit = |element: &str| -> Option<(f64, f64)> {
+        let (unsigned, bits) = match element.strip_prefix("ui") {
+            Some(bits) => (true, bits),
+            None => (false, element.strip_prefix('i')?),
+        };
+        // Integers up to 2^53 are exact in f64.
+        let bits = bits.parse::<i32>().ok()?.min(54);
+        (bits >= 2).then(|| {
+            if unsigned {
+                (0.0, 2f64.powi(bits) - 1.0)
+            } else {
+                (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1) - 1.0)
+            }
+        })
+    };
+    let _ = limit(operand_element)?;
+    let value = match (name, x) {
+        ("stablehlo.convert", [a]) => *a,
+        ("stablehlo.negate", [a]) => -a,
+        ("stablehlo.add", [a, b]) => a + b,
+        ("stablehlo.subtract", [a, b]) => a - b,
+        ("stablehlo.multiply", [a, b]) => a * b,
+        ("stablehlo.maximum", [a, b]) => a.max(*b),
+        ("stablehlo.minimum", [a, b]) => a.min(*b),
+        _ => return None,
+    };
+    let (low, high) = limit(element)?;
+    (low..=high).contains(&value).then_some(value)
+}
+
+/// The splat `op` computes from splat operands `x` without arithmetic on its element
+/// type: a `select` on a constant predicate, or a `compare` of signed integers.
+fn selected_or_compared(op: OperationRef, x: &[f64], operand_element: &str) -> Option<f64> {
+    if let Some(compare) = Compare::from_operation(op) {
+        let signed = operand_element.starts_with('i')
+            && operand_element != "i1"
+            && matches!(compare.compare_type().ok()?, None | Some(ComparisonType::Signed));
+        let [a, b] = x else { return None };
+        return signed.then(|| compare.direction().ok()).flatten().map(|d| f64::from(u8::from(d.holds(*a, *b))));
+    }
+    let [predicate, on_true, on_false] = x else { return None };
+    Select::from_operation(op).map(|_| if *predicate != 0.0 { *on_true } else { *on_false })
+}
+
 /// Replaces every op that computes a splat from splat constants by a constant; returns how
-/// many. Elementwise ops fold to float results only (computed in f64 and rounded once to
-/// the result type, infinities and NaN as IEEE arithmetic gives them); layout ops of a
-/// splat keep its value whatever its type.
+/// many. Elementwise ops fold to float results (computed in f64 and rounded once to the
+/// result type, infinities and NaN as IEEE arithmetic gives them) and to integer results
+/// that fit their type; layout ops and selects of a splat keep its value whatever its type.
 pub fn fold_constants(module: OperationRef) -> usize {
     let mut ops = Vec::new();
     module.walk(WalkOrder::PreOrder, |op| {
@@ -251,8 +299,24 @@ pub fn fold_constants(module: OperationRef) -> usize {
             continue;
         };
         let element = info.element_name();
+        let operand_element = op
+            .operand(0)
+            .ok()
+            .and_then(|operand| TensorInfo::of_value(operand))
+            .map(|info| info.element_name())
+            .unwrap_or_default();
         let value = match name.as_str() {
             "stablehlo.broadcast_in_dim" | "stablehlo.reshape" | "stablehlo.transpose" => operands[0],
+            "stablehlo.compare" | "stablehlo.select" => match selected_or_compared(op, &operands, &operand_element) {
+                Some(value) => value,
+                None => continue,
+            },
+            _ if element.starts_with('i') || element.starts_with("ui") => {
+                match folded_integer(&name, &operands, &operand_element, &element) {
+                    Some(value) => value,
+                    None => continue,
+                }
+            }
             _ => match folded_value(&name, &operands).and_then(|value| rounded(value, &element)) {
                 Some(value) => value,
                 None => continue,

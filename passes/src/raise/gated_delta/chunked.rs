@@ -35,7 +35,7 @@ pub(crate) fn chunked_body<'c, 'a>(
     atoms: &mut Atoms,
     axes: &[Vec<Axis>],
 ) -> Option<Result<Body<'c, 'a>, Miss>> {
-    let (row_values, _) = follow_layout(tracer, &loop_view.update.operand(1), LAYOUT);
+    let (row_values, _) = follow_layout(tracer, &loop_view.write.row, LAYOUT);
     let add = tracer.producer_named(&row_values[0], "stablehlo.add")?;
     let is_product_term = |value: &Traced| {
         tracer.producer(value).is_some_and(|node| node.is(DotGeneral::NAME) || node.is("stablehlo.multiply"))
@@ -51,13 +51,16 @@ fn match_chunks<'c, 'a>(
     atoms: &mut Atoms,
     axes: &[Vec<Axis>],
 ) -> Result<Body<'c, 'a>, Miss> {
-    let Loop { op, scan, state, output, ref update } = *loop_view;
+    let Loop { op, scan, state, output, ref write } = *loop_view;
     let chunk_axes = &axes[output];
-    if chunk_axes.len() != 5 || axes[state].len() != 4 {
+    if chunk_axes.len() != 5 || axes[state].len() != 4 || write.time_axis != 0 {
         return miss("the output is not [chunks, batch, heads, chunk, value dim]");
     }
     let slice = |atoms: &mut Atoms, value: &Traced<'c, 'a>| -> Result<(usize, Vec<Axis>), Miss> {
-        read_slice(tracer, scan, atoms, axes, value).map(|slice| (slice.sequence, slice.axes))
+        match read_slice(tracer, scan, atoms, axes, value)? {
+            slice if slice.time_axis == 0 => Ok((slice.sequence, slice.axes)),
+            _ => miss("a sequence is not sliced along its first axis"),
+        }
     };
     let state_value = scan.body_arguments[state];
     let is_state = |value: &Traced<'c, 'a>| tracer.resolve(value).value == state_value;
@@ -69,7 +72,7 @@ fn match_chunks<'c, 'a>(
     };
 
     // V' = U - W S.
-    let (row_values, row_steps) = follow_layout(tracer, &update.operand(1), LAYOUT);
+    let (row_values, row_steps) = follow_layout(tracer, &write.row, LAYOUT);
     let output_sum = tracer.producer(&row_values[0]).expect("an add");
     let (inter_side, intra) = (0..2)
         .find_map(|side| {
@@ -114,12 +117,7 @@ fn match_chunks<'c, 'a>(
     pair_all(atoms, &gamma_axes, &qs_axes)?;
     pair_all(atoms, &qs_axes, &intra_axes)?;
     let row_axes = apply_layout(atoms, &intra_axes, &row_steps)?;
-    if row_axes.len() != chunk_axes.len() || !row_axes[0].is_empty() {
-        return miss("the output rows do not line up with the output");
-    }
-    for (r, y) in row_axes.iter().zip(chunk_axes).skip(1) {
-        atoms.unify(r, y)?;
-    }
+    write.line_up(atoms, &row_axes, chunk_axes)?;
 
     // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V'.
     let state_sum = tracer
@@ -199,6 +197,7 @@ fn match_chunks<'c, 'a>(
         time: chunk_time,
         key_dim: k_axes.last().expect("k has axes").clone(),
         value_dim: u_axes.last().expect("u has axes").clone(),
+        q_scale: 1.0,
         chunk: Some(atoms.axis_size(&chunk_axes[3])),
     })
 }
@@ -241,7 +240,7 @@ fn last_gate_of<'c, 'a>(
                 start[d] == 0 && limit[d] == input_shape[d]
             }
     });
-    (last_only && scan.sliced(tracer, &node.operand(0)) == Some(gamma)).then_some(())
+    (last_only && scan.sliced(tracer, &node.operand(0)) == Some((gamma, 0))).then_some(())
 }
 
 /// What the chunk scan's sequences are defined from, outside the loop.

@@ -1,8 +1,9 @@
 //! `flywheel-raise-gated-delta` (see [`PASS`]).
 //!
-//! The loop must count a step from 0 to T, slice each input at the step (`xs[t]`), carry
-//! one state `S` [B, H, Dk, Dv] and write one output row per step, and its body must be
-//! exactly the gated delta rule:
+//! The loop must count a step from 0 to T, slice each input at the step (`xs[t]`, or
+//! `x[:, :, t]`), carry one state `S` [B, H, Dk, Dv] or [H, Dk, Dv] and write one output
+//! row per step, and its body must be exactly the gated delta rule (products as
+//! `dot_general`s or as summed multiplies, [`Product`]):
 //!
 //!   S1 = exp(g_t) * S;  u = beta_t * (v_t - S1ᵀ k_t);  S2 = S1 + k_t uᵀ;  o_t = S2ᵀ q_t
 //!
@@ -17,8 +18,9 @@ use crate::{
     analysis::atoms::{Atom, Atoms, Axis},
     analysis::hlo::{materialize, HloBuilder},
     analysis::operands::{
-        choose_source, dot_axes, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
+        choose_source, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
     },
+    analysis::product::Product,
     analysis::trace::{apply_layout, erase_dead, follow_layout, for_each_candidate, Node, Through, Traced, Tracer},
     options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
@@ -36,7 +38,7 @@ use melior::{
     },
     pass::Pass,
 };
-use scan::{read_scan, read_slice, Body, Loop, Scan};
+use scan::{read_scaled_slice, read_scan, read_slice, Body, Loop, Scan};
 use std::collections::HashSet;
 
 static PASS_ID: PassId = PassId;
@@ -55,10 +57,12 @@ pub const PASS: PassInfo = PassInfo {
     summary: "Raise Gated DeltaNet recurrences (lax.scan) in StableHLO into flywheel.gated_delta",
     description: "Finds Gated DeltaNet written as a recurrence over tokens (`lax.scan`, a `stablehlo.while`), per \
 token or in chunks (the WY form with a unit lower triangular solve), and replaces it with `flywheel.gated_delta`. \
-The loop must count a step from 0 to T, slice each input at the step, carry one state S [B, H, Dk, Dv] and write one \
-output row per step, and its body must be exactly the gated delta rule: S1 = exp(g_t) S; u = beta_t (v_t - S1ᵀ k_t); \
-S2 = S1 + k_t uᵀ; o_t = S2ᵀ q_t. A body that computes anything else (another update rule, a transposed outer \
-product, the readout before the update) is left alone with a remark.",
+The loop must count a step from 0 to T (a `fori_loop` index beside it counts too), slice each input at the step along \
+one axis, carry one state S [B, H, Dk, Dv] (or [H, Dk, Dv], a batch of one) and write one output row per step \
+(`dynamic_update_slice` or an overwriting `scatter`), and its body must be exactly the gated delta rule: S1 = exp(g_t) \
+S; u = beta_t (v_t - S1ᵀ k_t); S2 = S1 + k_t uᵀ; o_t = S2ᵀ q_t, its products as `dot_general`s or as multiplies \
+summed by a `reduce`. A body that computes anything else (another update rule, a transposed outer product, the \
+readout before the update) is left alone with a remark.",
     options: RaiseGatedDeltaOptions::SPECS,
     create: |text| Ok(create(RaiseGatedDeltaOptions::parse(text)?)),
 };
@@ -134,21 +138,15 @@ fn match_recurrence<'c, 'a>(
     op: OperationRef<'c, 'a>,
     scan: &Scan<'c, 'a>,
 ) -> Result<Found<'c, 'a>, Miss> {
-    let carried: Vec<usize> = (0..scan.returned.len()).filter(|&i| i != scan.counter && !scan.invariant[i]).collect();
+    let carried: Vec<usize> =
+        (0..scan.returned.len()).filter(|&i| !scan.step_arguments.contains(&i) && !scan.invariant[i]).collect();
     let [first, second] = carried.as_slice() else {
         return miss("the loop carries more than a state and an output");
     };
     // The output is written one row per step; the state is the other.
-    let writes_row = |index: usize| {
-        let node = tracer.producer_named(&Traced::outer(scan.returned[index]), "stablehlo.dynamic_update_slice")?;
-        let into = tracer.resolve(&node.operand(0)).value == scan.body_arguments[index];
-        let at_step = tracer.resolve(&node.operand(2)).value == scan.body_arguments[scan.counter];
-        let rest_zero = (3..node.operand_count()).all(|i| tracer.splat(&node.operand(i)) == Some(0.0));
-        (into && at_step && rest_zero).then_some(node)
-    };
-    let (output, state, update) = match (writes_row(*first), writes_row(*second)) {
-        (Some(node), None) => (*first, *second, node),
-        (None, Some(node)) => (*second, *first, node),
+    let (output, state, write) = match (scan.written_row(tracer, *first), scan.written_row(tracer, *second)) {
+        (Some(write), None) => (*first, *second, write),
+        (None, Some(write)) => (*second, *first, write),
         _ => return miss("the loop does not write one output row per step"),
     };
 
@@ -158,14 +156,14 @@ fn match_recurrence<'c, 'a>(
     for argument in &scan.body_arguments {
         axes.push(atoms.source(&shape(*argument)?));
     }
-    if axes[state].len() != 4 {
-        return miss("the state is not [batch, heads, key dim, value dim]");
+    if !matches!(axes[state].len(), 3 | 4) {
+        return miss("the state is not [batch, heads, key dim, value dim] or [heads, key dim, value dim]");
     }
-    if axes[output].first().map(|axis| atoms.axis_size(axis)) != Some(scan.steps) {
+    if atoms.axis_size(&axes[output][write.time_axis]) != scan.steps {
         return miss("the loop does not run once per output row");
     }
 
-    let loop_view = Loop { op, scan, state, output, update };
+    let loop_view = Loop { op, scan, state, output, write };
     let body = match per_token_body(tracer, &loop_view, &mut atoms, &axes) {
         Ok(body) => body,
         // A row that sums two products is the chunked (WY) form.
@@ -183,23 +181,17 @@ fn per_token_body<'c, 'a>(
     atoms: &mut Atoms,
     axes: &[Vec<Axis>],
 ) -> Result<Body<'c, 'a>, Miss> {
-    let Loop { op, scan, state, output, update } = loop_view;
+    let Loop { op, scan, state, output, write } = loop_view;
     let (op, state, output) = (*op, *state, *output);
     // The readout: o_t = S2ᵀ q_t, written at the step.
-    let (row_values, row_steps) =
-        follow_layout(tracer, &update.operand(1), Through { converts: false, broadcasts: true });
+    let (row_values, row_steps) = follow_layout(tracer, &write.row, Through { converts: false, broadcasts: true });
     let readout = product(tracer, &row_values[0], "the output row is not a product of the state and q")?;
     let (new_state_side, q_side) = state_and_vector(tracer, &readout, scan.returned[state])
         .ok_or(Miss("the output row is not read from the updated state".into()))?;
-    let q = read_slice(tracer, scan, atoms, axes, &readout.operand(q_side))?;
-    let row_axes = dot(atoms, &readout, new_state_side, &axes[state], &q.axes)?;
-    let update_axes = apply_layout(atoms, &row_axes, &row_steps)?;
-    if update_axes.len() != axes[output].len() || !update_axes[0].is_empty() {
-        return miss("the output row does not line up with the output");
-    }
-    for (u, y) in update_axes.iter().zip(&axes[output]).skip(1) {
-        atoms.unify(u, y)?;
-    }
+    let (q, q_scale) = read_scaled_slice(tracer, scan, atoms, axes, &readout.operand(q_side))?;
+    let row_axes = contract_state(atoms, &readout, new_state_side, &axes[state], &q.axes)?;
+    let written_axes = apply_layout(atoms, &row_axes, &row_steps)?;
+    write.line_up(atoms, &written_axes, &axes[output])?;
 
     // The update: S2 = S1 + k_t uᵀ, u = beta_t (v_t - S1ᵀ k_t), S1 = exp(g_t) S.
     let add = tracer
@@ -223,21 +215,23 @@ fn per_token_body<'c, 'a>(
     pair_all(atoms, &gate_axes, &axes[state])?;
 
     let outer = product(tracer, &add.operand(1 - decayed_side), "the state update is not S + k uᵀ")?;
-    let numbers =
-        DotGeneral::from_operation(outer.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
-    if !numbers.lhs_contracting.is_empty() {
+    if outer.contracted() != 0 {
         return miss("the state update is not an outer product k uᵀ");
     }
-    let k = read_slice(tracer, scan, atoms, axes, &outer.operand(0)).map_err(|miss| {
-        if read_slice(tracer, scan, &mut Atoms::new(), axes, &outer.operand(1)).is_ok() {
-            Miss("the state update is u kᵀ, transposed from the k uᵀ its reads assume".into())
-        } else {
-            miss
-        }
-    })?;
-    let written = outer.operand(1);
-    let multiply =
-        tracer.producer_named(&written, "stablehlo.multiply").ok_or(Miss("the update is not scaled by beta".into()))?;
+    // k_t is the side sliced from a sequence. A dot_general's result lists its lhs's axes
+    // first, so there it must be the lhs; a multiply lines axes up by position.
+    let k_side = (0..2)
+        .find(|&side| read_slice(tracer, scan, &mut atoms.clone(), axes, &outer.operand(side)).is_ok())
+        .ok_or(Miss("an input of the rule is not the step's slice of a sequence".into()))?;
+    if k_side == 1 && outer.node.is(DotGeneral::NAME) {
+        return miss("the state update is u kᵀ, transposed from the k uᵀ its reads assume");
+    }
+    let k = read_slice(tracer, scan, atoms, axes, &outer.operand(k_side))?;
+    let (written_values, written_steps) =
+        follow_layout(tracer, &outer.operand(1 - k_side), Through { converts: false, broadcasts: true });
+    let multiply = tracer
+        .producer_named(&written_values[0], "stablehlo.multiply")
+        .ok_or(Miss("the update is not scaled by beta".into()))?;
     let (beta, difference) = (0..2)
         .find_map(|side| {
             let (values, _) =
@@ -259,38 +253,39 @@ fn per_token_body<'c, 'a>(
     if k_again.sequence != k.sequence {
         return miss("the prediction and the outer product use different keys");
     }
-    let prediction_axes = dot(atoms, &prediction, prediction_state_side, &axes[state], &k_again.axes)?;
+    let prediction_axes = contract_state(atoms, &prediction, prediction_state_side, &axes[state], &k_again.axes)?;
     pair_all(atoms, &prediction_axes, &v.axes)?;
     let beta_slice = read_slice(tracer, scan, atoms, axes, &beta)?;
     pair_all(atoms, &beta_slice.axes, &v.axes)?;
-    let outer_axes = dot_axes(atoms, &k.axes, &v.axes, &numbers)?;
-    for (o, s) in outer_axes.iter().zip(&axes[state]) {
-        atoms.unify(o, s)?;
-    }
+    let u_axes = apply_layout(atoms, &v.axes, &written_steps)?;
+    let (lhs, rhs) = if k_side == 0 { (&k.axes, &u_axes) } else { (&u_axes, &k.axes) };
+    let outer_axes = outer.axes(atoms, lhs, rhs)?;
+    pair_all(atoms, &outer_axes, &axes[state])?;
 
-    let time = axes[output][0].clone();
+    let time = axes[output][write.time_axis].clone();
     // Every sequence's time axis is the output's.
-    for sequence in [q.sequence, k.sequence, v.sequence, g.sequence, beta_slice.sequence] {
-        atoms.unify(&axes[sequence][0], &time)?;
+    for slice in [&q, &k, &v, &g, &beta_slice] {
+        atoms.unify(&axes[slice.sequence][slice.time_axis], &time)?;
     }
     // Roles: the key dim is what k_t and q_t contract with the state; the value dim is v's.
     let leaves =
         |atoms: &Atoms, axes: &[Axis]| -> Vec<Vec<Atom>> { axes.iter().map(|axis| atoms.leaves(axis)).collect() };
     let state_roles = leaves(atoms, &axes[state]);
-    let key_dim = atoms.leaves(k.axes.last().expect("k has axes"));
-    let value_dim = atoms.leaves(v.axes.last().expect("v has axes"));
+    let key_dim = atoms.leaves(k.row.last().expect("k has axes"));
+    let value_dim = atoms.leaves(v.row.last().expect("v has axes"));
     let batch_like: Vec<Vec<Atom>> =
         state_roles.iter().filter(|r| **r != key_dim && **r != value_dim).cloned().collect();
     let all: Vec<Atom> = state_roles.concat();
     let distinct = all.iter().enumerate().all(|(i, a)| !all[..i].contains(a));
-    if key_dim.is_empty() || value_dim.is_empty() || batch_like.len() != 2 || !distinct || key_dim == value_dim {
+    let rank = axes[state].len();
+    if key_dim.is_empty() || value_dim.is_empty() || batch_like.len() != rank - 2 || !distinct || key_dim == value_dim {
         return miss("the body's products do not form the gated delta rule (state, key and value axes do not line up)");
     }
     for (name, slice, expected) in
         [("q", &q, vec![key_dim.clone()]), ("k", &k, vec![key_dim.clone()]), ("v", &v, vec![value_dim.clone()])]
     {
-        let slice_leaves = leaves(atoms, &slice.axes);
-        if slice_leaves.last() != expected.last() || slice_leaves.len() != 3 {
+        let slice_leaves = leaves(atoms, &slice.row);
+        if slice_leaves.last() != expected.last() || slice_leaves.len() != rank - 1 {
             return miss(format!("{name} does not enter the rule along its last axis"));
         }
     }
@@ -302,8 +297,9 @@ fn per_token_body<'c, 'a>(
     Ok(Body {
         inputs,
         time,
-        key_dim: k.axes.last().expect("k has axes").clone(),
-        value_dim: v.axes.last().expect("v has axes").clone(),
+        key_dim: k.row.last().expect("k has axes").clone(),
+        value_dim: v.row.last().expect("v has axes").clone(),
+        q_scale,
         chunk: None,
     })
 }
@@ -323,8 +319,8 @@ fn finish<'c, 'a>(
     let (key_dim, value_dim) = (atoms.leaves(&body.key_dim), atoms.leaves(&body.value_dim));
     let batch_like: Vec<Vec<Atom>> =
         leaves(&atoms, &axes[state]).into_iter().filter(|r| *r != key_dim && *r != value_dim).collect();
-    if batch_like.len() != 2 {
-        return miss("the state is not [batch, heads, key dim, value dim]");
+    if batch_like.is_empty() || batch_like.len() > 2 {
+        return miss("the state is not [batch, heads, key dim, value dim] or [heads, key dim, value dim]");
     }
     // Outside the loop: the sequences' sources, batch and heads told apart by Q's layout.
     let mut chains = Vec::new();
@@ -336,12 +332,13 @@ fn finish<'c, 'a>(
     }
     let q_source_order: Vec<Vec<Atom>> = chains[0].axes[0].iter().map(|axis| atoms.leaves(axis)).collect();
     let position = |role: &Vec<Atom>| q_source_order.iter().position(|axis| axis == role).unwrap_or(usize::MAX);
-    let (batch, heads) =
-        if position(&atoms.leaves(&batch_like[0].clone())) <= position(&atoms.leaves(&batch_like[1].clone())) {
-            (batch_like[0].clone(), batch_like[1].clone())
-        } else {
-            (batch_like[1].clone(), batch_like[0].clone())
-        };
+    // An unbatched state ([heads, key dim, value dim]) has a batch of one.
+    let (batch, heads) = match batch_like.as_slice() {
+        [heads] => (Vec::new(), heads.clone()),
+        [a, b] if position(&atoms.leaves(a)) <= position(&atoms.leaves(b)) => (a.clone(), b.clone()),
+        [a, b] => (b.clone(), a.clone()),
+        _ => unreachable!("checked above"),
+    };
     // Tying in the sources may have merged atoms: read every role afresh.
     let (time, batch, heads) = (atoms.leaves(&body.time), atoms.leaves(&batch), atoms.leaves(&heads));
     let (key_dim, value_dim) = (atoms.leaves(&key_dim), atoms.leaves(&value_dim));
@@ -356,16 +353,21 @@ fn finish<'c, 'a>(
         operands.push(choose_source(&atoms, &groups, chain, name)?);
     }
     let operands: [Operand; 5] = operands.try_into().map_err(|_| Miss("five operands".into()))?;
-    let scale = operands[0].scale;
+    let scale = operands[0].scale * body.q_scale;
     let q_roles = [
         (Role::Batch, batch.clone()),
         (Role::Sequence, time.clone()),
         (Role::Heads, heads.clone()),
         (Role::HeadDim, key_dim.clone()),
     ];
-    let layout = role_order(&atoms, &q_roles, &operands[0])
-        .and_then(|order| Layout::from_order([order[0], order[1], order[2], order[3]]))
-        .unwrap_or(Layout::BTNH);
+    // Q's own order of the roles (an unbatched Q's, with the batch of one first), so the
+    // operands need no transpose.
+    let order = role_order(&atoms, &q_roles, &operands[0]).or_else(|| {
+        let unbatched = role_order(&atoms, &q_roles[1..], &operands[0]).filter(|_| batch.is_empty())?;
+        Some([vec![Role::Batch], unbatched].concat())
+    });
+    let layout =
+        order.and_then(|order| Layout::from_order([order[0], order[1], order[2], order[3]])).unwrap_or(Layout::BTNH);
     for operand in &operands {
         if !operand.value.is_outer() {
             return miss("an input is computed inside a called function");
@@ -402,14 +404,14 @@ fn finish<'c, 'a>(
     })
 }
 
-/// A `dot_general` producing `value`.
-fn product<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, reason: &str) -> Result<Node<'c, 'a>, Miss> {
-    tracer.producer_named(value, DotGeneral::NAME).ok_or_else(|| Miss(reason.into()))
+/// The product (`dot_general`, or `multiply` summed or not) producing `value`.
+fn product<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, reason: &str) -> Result<Product<'c, 'a>, Miss> {
+    Product::of(tracer, value).ok_or_else(|| Miss(reason.into()))
 }
 
-/// Which operand of `dot` is `state` and which the vector.
-fn state_and_vector(tracer: &Tracer, dot: &Node, state: Value) -> Option<(usize, usize)> {
-    (0..2).find(|&side| tracer.resolve(&dot.operand(side)).value == state).map(|side| (side, 1 - side))
+/// Which operand of `product` is `state` and which the vector.
+fn state_and_vector(tracer: &Tracer, product: &Product, state: Value) -> Option<(usize, usize)> {
+    (0..2).find(|&side| tracer.resolve(&product.operand(side)).value == state).map(|side| (side, 1 - side))
 }
 
 /// Whether `multiply` is `S * broadcast(exp(..))` on the state argument.
@@ -422,22 +424,20 @@ fn decays(tracer: &Tracer, scan: &Scan, multiply: &Node, state: usize) -> bool {
     })
 }
 
-/// The axes of a state product `dot` (state on `state_side`, a vector on the other),
-/// which contracts exactly one axis.
-fn dot(
+/// The axes of a state product (state on `state_side`, a vector on the other), which
+/// contracts exactly one axis.
+fn contract_state(
     atoms: &mut Atoms,
-    dot: &Node,
+    product: &Product,
     state_side: usize,
     state_axes: &[Axis],
     vector_axes: &[Axis],
 ) -> Result<Vec<Axis>, Miss> {
-    let numbers =
-        DotGeneral::from_operation(dot.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))?;
-    if numbers.lhs_contracting.len() != 1 {
+    if product.contracted() != 1 {
         return miss("a state product contracts more or less than one axis");
     }
     let (lhs, rhs) = if state_side == 0 { (state_axes, vector_axes) } else { (vector_axes, state_axes) };
-    dot_axes(atoms, lhs, rhs, &numbers)
+    product.axes(atoms, lhs, rhs)
 }
 
 // ---- rewriting -----------------------------------------------------------------------
@@ -482,6 +482,8 @@ fn rewrite<'c, 'a>(
         }
     };
     let dims = [key_dim.clone(), key_dim.clone(), value_dim.clone()];
+    let vector_elements: Vec<Option<String>> = operands[..3].iter().map(|o| o.value.element_type()).collect();
+    let vectors_alike = vector_elements.iter().all(|element| *element == vector_elements[0]);
     let mut values = Vec::new();
     for (index, operand) in operands.iter().enumerate() {
         let element = operand.value.element_type().expect("a tensor");
@@ -493,7 +495,10 @@ fn rewrite<'c, 'a>(
         let value = materialize(&builder, &atoms, operand.value.value, &operand.axes, &element, &target);
         // The gates g and beta are f32 in flywheel.gated_delta; a program that computes them
         // in its model dtype (Qwen3-Next: beta = sigmoid(b) in bf16) has them widened, exactly.
-        let value = if index >= 3 && element != "f32" {
+        // So are q, k and v of mixed types (fla's reference: q and k normalized in f32, v
+        // from the model's bf16), which the rule computes on in f32.
+        let mixed = index < 3 && !vectors_alike;
+        let value = if (index >= 3 || mixed) && element != "f32" {
             let shape: Vec<i64> = target.iter().map(|axis| atoms.axis_size(axis)).collect();
             builder.convert(value, &shape, &element, "f32")
         } else {
