@@ -82,6 +82,23 @@
 // CHUNKED-DIAGONAL-NOT: flywheel.gated_delta
 // CHUNKED-DIAGONAL: "stablehlo.triangular_solve"
 
+// MaxText's jax_chunk_gated_delta_rule (test/Inputs/real, translated from MaxText; its
+// numerics are checked by test/tools/coverage.mlir): P computed in the chunk loop with
+// masks before exp, U and W as two products of solve(I + S, I), the scan's chunk-first
+// transposes, bf16 roundings in between (computed in f32), 200 tokens padded to 256.
+// RUN: flywheel-opt %S/../Inputs/real/maxtext_chunk_padded_bf16.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=MAXTEXT
+// MAXTEXT: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", scale = 1.000000e+00 : f32} : (tensor<2x256x4x64xbf16>, tensor<2x256x4x64xbf16>, tensor<2x256x4x64xbf16>, tensor<2x256x4xf32>, tensor<2x256x4xf32>) -> (tensor<2x256x4x64xf32>, tensor<2x4x64x64xf32>)
+// MAXTEXT-NOT: stablehlo.while
+// MAXTEXT-NOT: stablehlo.triangular_solve
+// Its near misses: the in-loop P masked strictly (o_t misses its own token), the state
+// not decayed between chunks.
+// RUN: flywheel-opt %S/../Inputs/real/nm_maxtext_chunk_strict_intra_bf16.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=STRICT-INTRA
+// STRICT-INTRA: remark: gated delta recurrence not raised: chunked form: P is not masked to its lower triangle
+// STRICT-INTRA-NOT: flywheel.gated_delta
+// RUN: flywheel-opt %S/../Inputs/real/nm_maxtext_chunk_no_state_decay_bf16.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=NO-STATE-DECAY
+// NO-STATE-DECAY: remark: gated delta recurrence not raised: chunked form: the state is not decayed across the chunk
+// NO-STATE-DECAY-NOT: flywheel.gated_delta
+
 // Attention is not a recurrence: nothing to say, nothing changed.
 // RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark

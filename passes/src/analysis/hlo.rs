@@ -375,6 +375,21 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.dot_general_at(lhs, rhs, dimensions, shape, element, None)
     }
 
+    /// `dot_general` with another dot's `precision_config` attribute, if it has one.
+    pub fn dot_general_with_precision(
+        &self,
+        lhs: Value<'c, 'a>,
+        rhs: Value<'c, 'a>,
+        dimensions: &DotDimensionNumbers,
+        shape: &[i64],
+        precision_config: Option<Attribute<'c>>,
+        element: &str,
+    ) -> Value<'c, 'a> {
+        let mut properties = vec![("dot_dimension_numbers", self.attribute(&dimensions.to_string()))];
+        properties.extend(precision_config.map(|config| ("precision_config", config)));
+        self.insert("stablehlo.dot_general", &[lhs, rhs], self.tensor_type(shape, element), &properties)
+    }
+
     /// `dot_general`, with both operands at `precision` (`HIGHEST`, ...) when given.
     fn dot_general_at(
         &self,
@@ -385,14 +400,10 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         element: &str,
         precision: Option<&str>,
     ) -> Value<'c, 'a> {
-        let mut properties = vec![("dot_dimension_numbers", self.attribute(&dimensions.to_string()))];
-        if let Some(precision) = precision {
-            properties.push((
-                "precision_config",
-                self.attribute(&format!("[#stablehlo<precision {precision}>, #stablehlo<precision {precision}>]")),
-            ));
-        }
-        self.insert("stablehlo.dot_general", &[lhs, rhs], self.tensor_type(shape, element), &properties)
+        let config = precision.map(|precision| {
+            self.attribute(&format!("[#stablehlo<precision {precision}>, #stablehlo<precision {precision}>]"))
+        });
+        self.dot_general_with_precision(lhs, rhs, dimensions, shape, config, element)
     }
 
     /// `reduce(x, init)` over `dimensions` with the binary op `combiner`

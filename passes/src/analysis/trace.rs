@@ -97,6 +97,27 @@ impl<'c, 'a> Tracer<'c, 'a> {
         Tracer { private_functions }
     }
 
+    /// The value a `stablehlo.while` starts a loop-invariant carried value at (its body
+    /// passes the value on unchanged, so it holds that value in every step); `None` for
+    /// anything else.
+    pub fn loop_invariant_init(&self, traced: &Traced<'c, 'a>) -> Option<Traced<'c, 'a>> {
+        let argument = block_argument(traced.value)?;
+        // SAFETY: the owner block and its parent op live as long as the module ('a).
+        let op: OperationRef<'c, 'a> = unsafe {
+            let block = mlir_sys::mlirBlockArgumentGetOwner(traced.value.to_raw());
+            OperationRef::from_option_raw(mlir_sys::mlirBlockGetParentOperation(block))?
+        };
+        if op.name().as_string_ref().as_str() != Ok("stablehlo.while") {
+            return None;
+        }
+        let body = op.region(1).ok()?.first_block()?;
+        let index = argument.argument_number();
+        let passed_on: Value = body.argument(index).ok()?.into();
+        (last_operation(body)?.operand(index).ok()? == passed_on)
+            .then(|| Some(Traced { value: op.operand(index).ok()?, calls: traced.calls.clone() }))
+            .flatten()
+    }
+
     /// Whether any `func.call` in the module still calls `function`.
     pub fn is_called(&self, function: OperationRef<'c, 'a>) -> bool {
         let Some(module) = function.parent_operation() else { return true };

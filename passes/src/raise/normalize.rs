@@ -14,7 +14,7 @@ use flywheel_dialect::{
     diagnostics::emit_remark,
     ir::{defining_op, inline_call},
     stablehlo::splat_value,
-    stablehlo::{BroadcastInDim, Compare, ComparisonType, Select},
+    stablehlo::{build, BroadcastInDim, Compare, ComparisonType, DotDimensionNumbers, DotGeneral, Select},
     tensor::TensorInfo,
 };
 use melior::{
@@ -46,7 +46,9 @@ private functions no call is left for are erased; elementwise StableHLO ops whos
 `minimum`) and layout ops of a splat (`broadcast_in_dim`, `reshape`, `transpose`) become one splat constant, each \
 value computed exactly and rounded once to the result's element type, as XLA folds them; so does the integer index \
 arithmetic JAX writes around every `x[..., i]` (`add`, `subtract`, `multiply`, `negate`, `maximum`, `minimum`, \
-integer `convert`, `compare`, `select` of constants), where the result fits its type. Runs first in \
+integer `convert`, `compare`, `select` of constants), where the result fits its type. A `dot_general` or \
+`triangular_solve` whose operands are reshapes dropping the same leading size-1 axes, and whose result is reshaped \
+straight back (JAX at batch 1), runs on the unsqueezed operands, batched over those axes. Runs first in \
 `flywheel-tpu`; the raising passes also work without it.",
     options: NormalizeOptions::SPECS,
     create: |text| Ok(create(NormalizeOptions::parse(text)?)),
@@ -58,12 +60,13 @@ fn create(NormalizeOptions { remarks }: NormalizeOptions) -> Pass {
         let folded = fold_constants(module);
         let ranges = ranges_as_iota(module);
         let reshapes = unit_broadcasts_as_reshapes(module);
+        let products = squeezed_products_restored(module);
         if remarks {
             emit_remark(
                 module.location(),
                 &format!(
                     "normalized: {inlined} call(s) inlined, {folded} constant(s) folded, {ranges} range(s) as iota, \
-                     {reshapes} unit broadcast(s) as reshape"
+                     {reshapes} unit broadcast(s) as reshape, {products} batch-1 product(s) unsqueezed"
                 ),
             );
         }
@@ -383,6 +386,128 @@ fn range_length(op: OperationRef) -> Option<(i64, String)> {
         }
     };
     holds_positions.then_some((*length, element))
+}
+
+/// Gives back the unit batch axes JAX squeezes around a batched op at batch 1:
+/// `reshape(op(reshape(a), reshape(b)))` where the inner reshapes drop the same number of
+/// leading size-1 axes from `a` and `b` and the outer one puts them back on the result
+/// becomes `op(a, b)` batched over those axes too, for `dot_general` and
+/// `triangular_solve` (the same products and sums); returns how many.
+pub fn squeezed_products_restored(module: OperationRef) -> usize {
+    let mut products = Vec::new();
+    module.walk(WalkOrder::PreOrder, |op| {
+        if squeezed_product(op).is_some() {
+            products.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in &products {
+        // SAFETY: collected from the live module; each product and its reshape are
+        // replaced and erased once.
+        let op = unsafe { OperationRef::from_raw(*raw) };
+        let squeezed = squeezed_product(op).expect("checked");
+        let builder = HloBuilder::before(op);
+        let restored = match &squeezed.numbers {
+            Some(numbers) => builder.dot_general_with_precision(
+                squeezed.lhs,
+                squeezed.rhs,
+                numbers,
+                &squeezed.shape,
+                op.attribute("precision_config").ok(),
+                &squeezed.element,
+            ),
+            None => {
+                let flags = ["left_side", "lower", "unit_diagonal", "transpose_a"]
+                    .map(|name| (name, op.attribute(name).expect("checked")));
+                let result = builder.tensor_type(&squeezed.shape, &squeezed.element);
+                let solve = build(TRIANGULAR_SOLVE, op.location(), &[squeezed.lhs, squeezed.rhs], &[result], &flags);
+                builder.insert_op(solve).result(0).expect("one result").into()
+            }
+        };
+        let reshape = squeezed.reshape;
+        let reshaped: Value = reshape.result(0).expect("a result").into();
+        let operands: Vec<Value> = op.operands().collect();
+        let mut inputs: Vec<OperationRef> = operands.into_iter().filter_map(defining_op).collect();
+        inputs.dedup_by_key(|input| input.to_raw().ptr);
+        unsafe {
+            mlir_sys::mlirValueReplaceAllUsesOfWith(reshaped.to_raw(), restored.to_raw());
+            mlir_sys::mlirOperationDestroy(reshape.to_raw());
+            mlir_sys::mlirOperationDestroy(*raw);
+        }
+        for input in inputs {
+            if input.results().all(|result| !crate::analysis::trace::has_uses(result.into())) {
+                unsafe { mlir_sys::mlirOperationDestroy(input.to_raw()) };
+            }
+        }
+    }
+    products.len()
+}
+
+const TRIANGULAR_SOLVE: &str = "stablehlo.triangular_solve";
+
+/// A product or solve at batch 1 with its unit axes squeezed (see
+/// [`squeezed_products_restored`]).
+struct SqueezedProduct<'c, 'a> {
+    lhs: Value<'c, 'a>,
+    rhs: Value<'c, 'a>,
+    /// The product's dimension numbers with the unit axes batched; `None` for a solve.
+    numbers: Option<DotDimensionNumbers>,
+    shape: Vec<i64>,
+    element: String,
+    /// The reshape putting the unit axes back on the result.
+    reshape: OperationRef<'c, 'a>,
+}
+
+fn squeezed_product<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<SqueezedProduct<'c, 'a>> {
+    let name = op.name().as_string_ref().as_str().ok()?.to_owned();
+    if name != DotGeneral::NAME && name != TRIANGULAR_SOLVE || op.operand_count() != 2 {
+        return None;
+    }
+    let shape_of = |value: Value| -> Option<Vec<i64>> { TensorInfo::of_value(value)?.shape.into_iter().collect() };
+    // The value a reshape adding `units` leading size-1 axes to `value` reshapes, if any.
+    let unsqueezed = |value: Value<'c, 'a>| -> Option<(Value<'c, 'a>, usize)> {
+        let reshape = defining_op(value).filter(|o| o.name().as_string_ref().as_str() == Ok("stablehlo.reshape"))?;
+        let source = reshape.operand(0).ok()?;
+        let (before, after) = (shape_of(source)?, shape_of(value)?);
+        let units = before.len().checked_sub(after.len()).filter(|&units| units > 0)?;
+        (before[..units].iter().all(|&size| size == 1) && before[units..] == after[..]).then_some((source, units))
+    };
+    let (lhs, units) = unsqueezed(op.operand(0).ok()?)?;
+    let (rhs, rhs_units) = unsqueezed(op.operand(1).ok()?)?;
+    let result: Value = op.result(0).ok()?.into();
+    let user = crate::analysis::operands::single_user(result)?;
+    let (squeezed, restored) = (shape_of(result)?, shape_of(user.result(0).ok()?.into())?);
+    let puts_back = user.name().as_string_ref().as_str() == Ok("stablehlo.reshape")
+        && restored.len() == squeezed.len() + units
+        && restored[..units].iter().all(|&size| size == 1)
+        && restored[units..] == squeezed[..];
+    if rhs_units != units || !puts_back {
+        return None;
+    }
+    let shift = |dims: &[i64]| -> Vec<i64> { dims.iter().map(|d| d + units as i64).collect() };
+    let leading: Vec<i64> = (0..units as i64).collect();
+    let numbers = match DotGeneral::from_operation(op) {
+        Some(dot) => {
+            let old = dot.dimension_numbers().ok()?;
+            Some(DotDimensionNumbers {
+                lhs_batching: [leading.clone(), shift(&old.lhs_batching)].concat(),
+                rhs_batching: [leading, shift(&old.rhs_batching)].concat(),
+                lhs_contracting: shift(&old.lhs_contracting),
+                rhs_contracting: shift(&old.rhs_contracting),
+            })
+        }
+        // A solve batches over every leading axis; its flags must all be there to copy.
+        None => {
+            let flagged =
+                ["left_side", "lower", "unit_diagonal", "transpose_a"].iter().all(|f| op.attribute(f).is_ok());
+            if !flagged {
+                return None;
+            }
+            None
+        }
+    };
+    let element = TensorInfo::of_value(result)?.element_name();
+    Some(SqueezedProduct { lhs, rhs, numbers, shape: restored, element, reshape: user })
 }
 
 /// Replaces each `broadcast_in_dim` that only inserts axes of size 1 (its operand's axes

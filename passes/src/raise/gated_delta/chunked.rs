@@ -11,7 +11,10 @@
 //!
 //! which is the per-token recurrence exactly (in exact arithmetic). Every piece is checked
 //! where it matters for that identity: which axis of each C x C matrix is the row i and
-//! which the column j, the masks (evaluated), the solve's flags, the slices.
+//! which the column j, the masks (evaluated), the solve's flags, the slices. Real code's
+//! spellings are read too (MaxText, torch): U and W as products of solve(I + A, I), β
+//! folded into the keys, P computed in the loop, masks before the exponential or by
+//! `masked_fill`, a decay matrix sliced per chunk, roundings between the products.
 
 use super::scan::{read_slice, Body, Loop, Scan};
 use crate::{
@@ -19,7 +22,7 @@ use crate::{
     analysis::operands::{dot_axes, miss, pair_all, same_value, Miss},
     analysis::trace::{apply_layout, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer},
 };
-use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotDimensionNumbers, DotGeneral, Iota};
+use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotGeneral, Iota, Transpose};
 use melior::ir::{
     attribute::{BoolAttribute, DenseI64ArrayAttribute},
     operation::OperationLike,
@@ -57,7 +60,7 @@ fn match_chunks<'c, 'a>(
         return miss("the output is not [chunks, batch, heads, chunk, value dim]");
     }
     let slice = |atoms: &mut Atoms, value: &Traced<'c, 'a>| -> Result<(usize, Vec<Axis>), Miss> {
-        match read_slice(tracer, scan, atoms, axes, value)? {
+        match read_slice(tracer, scan, atoms, axes, &without_converts(tracer, value))? {
             slice if slice.time_axis == 0 => Ok((slice.sequence, slice.axes)),
             _ => miss("a sequence is not sliced along its first axis"),
         }
@@ -80,7 +83,12 @@ fn match_chunks<'c, 'a>(
             (!is_state(&intra.operand(0)) && !is_state(&intra.operand(1))).then_some((side, intra))
         })
         .ok_or(Miss("the output is not e^γ (Q S) + P V'".into()))?;
-    let (p_sequence, p_axes) = slice(atoms, &intra.operand(0))?;
+    // P is a sequence computed before the loop, or computed in it from the step's q, k and
+    // γ (MaxText); then its axes are tied to theirs below.
+    let (p_sequence, p_axes) = match slice(atoms, &intra.operand(0)) {
+        Ok((sequence, p_axes)) => (Some(sequence), p_axes),
+        Err(_) => (None, atoms.source(&intra.operand(0).shape().ok_or(Miss("dynamic shapes".into()))?)),
+    };
     let intra_numbers = numbers(&intra)?;
     // P V' contracts P's column (j) axis with V''s chunk axis; P's row (i) stays.
     if intra_numbers.lhs_contracting != [3]
@@ -101,20 +109,42 @@ fn match_chunks<'c, 'a>(
     pair_all(atoms, &ws_axes, &u_axes)?;
     let intra_axes = dot_axes(atoms, &p_axes, &u_axes, &intra_numbers)?;
 
-    // The inter-chunk term e^γ (Q S).
-    let inter = tracer
-        .producer_named(&output_sum.operand(inter_side), "stablehlo.multiply")
-        .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
-    let (gate_side, q_state) = (0..2)
-        .find_map(|side| Some((side, tracer.producer_named(&inter.operand(1 - side), DotGeneral::NAME)?)))
-        .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
-    if !is_state(&q_state.operand(1)) {
-        return miss("the output does not read the state with Q");
-    }
-    let (q_sequence, q_axes) = slice(atoms, &q_state.operand(0))?;
-    let qs_axes = dot_axes(atoms, &q_axes, &axes[state], &numbers(&q_state)?)?;
-    let (gamma_sequence, gamma_axes) = exponential_of_slice(tracer, atoms, &inter.operand(gate_side), &slice)?;
-    pair_all(atoms, &gamma_axes, &qs_axes)?;
+    // The inter-chunk term e^γ (Q S), or (e^γ Q) S.
+    let inter_value = output_sum.operand(inter_side);
+    let (q_sequence, q_axes, qs_axes, gamma_sequence) = match tracer.producer_named(&inter_value, DotGeneral::NAME) {
+        Some(q_state) => {
+            if !is_state(&q_state.operand(1)) {
+                return miss("the output does not read the state with Q");
+            }
+            let gated = tracer
+                .producer_named(&q_state.operand(0), "stablehlo.multiply")
+                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
+            let gate_side = (0..2)
+                .find(|&side| exponential_of_slice(tracer, &mut atoms.clone(), &gated.operand(side), &slice).is_ok())
+                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
+            let (q_sequence, q_axes) = slice(atoms, &gated.operand(1 - gate_side))?;
+            let (gamma_sequence, gamma_axes) = exponential_of_slice(tracer, atoms, &gated.operand(gate_side), &slice)?;
+            pair_all(atoms, &gamma_axes, &q_axes)?;
+            let qs_axes = dot_axes(atoms, &q_axes, &axes[state], &numbers(&q_state)?)?;
+            (q_sequence, q_axes, qs_axes, gamma_sequence)
+        }
+        None => {
+            let inter = tracer
+                .producer_named(&inter_value, "stablehlo.multiply")
+                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
+            let (gate_side, q_state) = (0..2)
+                .find_map(|side| Some((side, tracer.producer_named(&inter.operand(1 - side), DotGeneral::NAME)?)))
+                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
+            if !is_state(&q_state.operand(1)) {
+                return miss("the output does not read the state with Q");
+            }
+            let (q_sequence, q_axes) = slice(atoms, &q_state.operand(0))?;
+            let qs_axes = dot_axes(atoms, &q_axes, &axes[state], &numbers(&q_state)?)?;
+            let (gamma_sequence, gamma_axes) = exponential_of_slice(tracer, atoms, &inter.operand(gate_side), &slice)?;
+            pair_all(atoms, &gamma_axes, &qs_axes)?;
+            (q_sequence, q_axes, qs_axes, gamma_sequence)
+        }
+    };
     pair_all(atoms, &qs_axes, &intra_axes)?;
     let row_axes = apply_layout(atoms, &intra_axes, &row_steps)?;
     write.line_up(atoms, &row_axes, chunk_axes)?;
@@ -138,14 +168,18 @@ fn match_chunks<'c, 'a>(
     }
     let write = dot(&state_sum.operand(1 - decay_side), "the state's update")?;
     let write_numbers = numbers(&write)?;
-    if write_numbers.lhs_contracting != [2]
-        || write_numbers.rhs_contracting != [2]
-        || !same_value(&write.operand(1), &new_values)
-    {
+    // The keys may be transposed (`swapaxes(-1, -2)`) before the product: what it
+    // contracts must still be their chunk positions (axis 2 of [batch, heads, chunk, dk]).
+    let (key_values, key_steps) =
+        follow_layout(tracer, &write.operand(0), Through { converts: false, broadcasts: false });
+    let key_places = key_values[0].shape().and_then(|shape| placement(&key_steps, &shape)).unwrap_or_default();
+    let contracted: Vec<Option<usize>> =
+        write_numbers.lhs_contracting.iter().map(|&d| key_places.get(d as usize).copied().flatten()).collect();
+    if contracted != [Some(2)] || write_numbers.rhs_contracting != [2] || !same_value(&write.operand(1), &new_values) {
         return miss("the state's update is not (e^{γ_C - γ} K)ᵀ V'");
     }
     let scaled_keys = tracer
-        .producer_named(&write.operand(0), "stablehlo.multiply")
+        .producer_named(&key_values[0], "stablehlo.multiply")
         .ok_or(Miss("the state's update does not decay K to the chunk end".into()))?;
     let (k_sequence, k_axes) = (0..2)
         .find_map(|side| {
@@ -157,43 +191,79 @@ fn match_chunks<'c, 'a>(
             to_end.then(|| slice(atoms, &scaled_keys.operand(side)).ok()).flatten()
         })
         .ok_or(Miss("the state's update does not decay K by e^{γ_C - γ}".into()))?;
-    let write_axes = dot_axes(atoms, &k_axes, &intra_axes, &write_numbers)?;
+    let keys_axes = apply_layout(atoms, &k_axes, &key_steps)?;
+    let write_axes = dot_axes(atoms, &keys_axes, &intra_axes, &write_numbers)?;
     pair_all(atoms, &write_axes, &axes[state])?;
     pair_all(atoms, &k_axes, &w_axes)?;
 
-    // Every sequence is sliced at the chunk the output row is written at.
-    for sequence in [q_sequence, k_sequence, u_sequence, w_sequence, gamma_sequence, p_sequence] {
-        atoms.unify(&axes[sequence][0], &chunk_axes[0])?;
+    let carried = |sequence: usize| Traced::outer(op.operand(sequence).expect("carried"));
+    let gamma_tensor = chunk_tensor(tracer, &carried(gamma_sequence), &axes[gamma_sequence]);
+    let mut decay_sequence = None;
+    if p_sequence.is_none() {
+        let is = |sequence: usize| move |value: &Traced<'c, 'a>| scan.sliced(tracer, value) == Some((sequence, 0));
+        let (is_q, is_k, is_gamma) = (is(q_sequence), is(k_sequence), is(gamma_sequence));
+        let lower = |i: usize, j: usize| i >= j;
+        // torch computes the decay matrix before the loop and slices it per chunk.
+        let is_outer_gamma =
+            |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(&gamma_tensor.0));
+        let decay_of = |value: &Traced<'c, 'a>| -> Option<usize> {
+            let Some((sequence, 0)) = scan.sliced(tracer, value) else { return None };
+            let init = chunk_tensor(tracer, &carried(sequence), &axes[sequence]).0;
+            decay_matrix(tracer, &init, &is_outer_gamma, &lower).then_some(sequence)
+        };
+        let is_decay_slice = |value: &Traced<'c, 'a>| decay_of(value).is_some();
+        let p_terms =
+            masked(tracer, &intra.operand(0), lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        let expected = WeightFactors {
+            lhs: &is_q,
+            rhs: &is_k,
+            gamma: &is_gamma,
+            row_weight: None,
+            decay_slice: Some(&is_decay_slice),
+        };
+        if !factors_are(tracer, &p_terms, &expected, &lower) {
+            return miss("P is not q_i·k_j exp(γ_i - γ_j)");
+        }
+        decay_sequence = p_terms.iter().find_map(decay_of);
+        // P's batch axes and rows are Q's, its columns K's positions.
+        pair_all(atoms, &p_axes[..2], &q_axes[..2])?;
+        atoms.unify(&p_axes[2], &q_axes[2])?;
+        atoms.unify(&p_axes[3], &k_axes[2])?;
     }
 
-    // Outside the loop: each sequence's definition.
-    let init = |sequence: usize| Traced::outer(op.operand(sequence).expect("carried"));
-    let (q_chunks, k_chunks) = (init(q_sequence), init(k_sequence));
-    let gamma = init(gamma_sequence);
-    let g_chunks = cumsum_input(tracer, &gamma)?;
-    let (u_init, w_init, p_init) = (init(u_sequence), init(w_sequence), init(p_sequence));
+    // Every sequence is sliced at the chunk the output row is written at.
+    for sequence in [q_sequence, k_sequence, u_sequence, w_sequence, gamma_sequence].into_iter().chain(p_sequence) {
+        atoms.unify(&axes[sequence][0], &chunk_axes[0])?;
+    }
+    // A precomputed decay matrix is γ's, position by position.
+    if let Some(decay) = decay_sequence {
+        atoms.unify(&axes[decay][0], &chunk_axes[0])?;
+        let decay_axes = chunk_tensor(tracer, &carried(decay), &axes[decay]).1;
+        pair_all(atoms, &decay_axes[..decay_axes.len() - 1], &gamma_tensor.1)?;
+    }
+
+    // Outside the loop: each sequence's definition, before the scan's transpose to put the
+    // chunks first (if any).
+    let init = |sequence: usize| chunk_tensor(tracer, &carried(sequence), &axes[sequence]);
+    let (q_chunks, k_chunks, gamma) = (init(q_sequence), init(k_sequence), gamma_tensor);
+    let g_chunks = cumsum_input(tracer, &gamma.0)?;
+    let (u_init, w_init) = (init(u_sequence), init(w_sequence));
+    let p_init = p_sequence.map(init);
     let inputs = check_precompute(
         tracer,
-        axes,
         &PrecomputeInputs {
-            q_chunks: &q_chunks,
-            k_chunks: &k_chunks,
-            gamma: &gamma,
-            u: (u_sequence, &u_init),
-            w: &w_init,
-            p: &p_init,
+            q_chunks: &q_chunks.0,
+            k_chunks: &k_chunks.0,
+            gamma: &gamma.0,
+            u: &u_init,
+            w: &w_init.0,
+            p: p_init.as_ref().map(|p| &p.0),
         },
     )?;
     let (v_chunks, v_axes, beta_chunks, beta_axes) = inputs;
     let chunk_time = [atoms.leaves(&chunk_axes[0]), atoms.leaves(&chunk_axes[3])].concat();
     Ok(Body {
-        inputs: vec![
-            (q_chunks, axes[q_sequence].clone()),
-            (k_chunks, axes[k_sequence].clone()),
-            (v_chunks, v_axes),
-            (g_chunks, axes[gamma_sequence].clone()),
-            (beta_chunks, beta_axes),
-        ],
+        inputs: vec![q_chunks, k_chunks, (v_chunks, v_axes), (g_chunks, gamma.1), (beta_chunks, beta_axes)],
         time: chunk_time,
         key_dim: k_axes.last().expect("k has axes").clone(),
         value_dim: u_axes.last().expect("u has axes").clone(),
@@ -248,10 +318,11 @@ struct PrecomputeInputs<'v, 'c, 'a> {
     q_chunks: &'v Traced<'c, 'a>,
     k_chunks: &'v Traced<'c, 'a>,
     gamma: &'v Traced<'c, 'a>,
-    /// U's sequence (whose axes V and β share) and initial value.
-    u: (usize, &'v Traced<'c, 'a>),
+    /// U's chunk tensor and its axes, which V's and β's share.
+    u: &'v (Traced<'c, 'a>, Vec<Axis>),
     w: &'v Traced<'c, 'a>,
-    p: &'v Traced<'c, 'a>,
+    /// P, when it is computed before the loop.
+    p: Option<&'v Traced<'c, 'a>>,
 }
 
 /// Checks U, W (the triangular solve) and P, and returns the chunked V and β with their
@@ -259,20 +330,13 @@ struct PrecomputeInputs<'v, 'c, 'a> {
 #[allow(clippy::type_complexity)]
 fn check_precompute<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
-    axes: &[Vec<Axis>],
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
 ) -> Result<(Traced<'c, 'a>, Vec<Axis>, Traced<'c, 'a>, Vec<Axis>), Miss> {
-    let PrecomputeInputs { q_chunks, k_chunks, gamma, u, w, p } = inputs;
-    // U = X[..., :dv], W = X[..., dv:], X = (I + A)⁻¹ R.
-    let (x, u_columns) = columns(tracer, u.1).ok_or(Miss("U is not the first columns of a solve".into()))?;
-    let (x_again, w_columns) = columns(tracer, w).ok_or(Miss("W is not the last columns of a solve".into()))?;
-    let width = x.shape().and_then(|shape| shape.last().copied()).unwrap_or(0);
-    if !same_value(&x, &x_again) || u_columns.0 != 0 || u_columns.1 != w_columns.0 || w_columns.1 != width {
-        return miss("U and W are not the two column blocks of one solve");
-    }
-    let solve = tracer
-        .producer_named(&x, "stablehlo.triangular_solve")
-        .ok_or(Miss("U and W do not come from a triangular solve".into()))?;
+    let PrecomputeInputs { q_chunks, k_chunks, gamma, u, p, .. } = inputs;
+    let (solve, beta, v_chunks) = match columns(tracer, &u.0) {
+        Some(_) => joint_solve(tracer, inputs)?,
+        None => inverse_products(tracer, inputs)?,
+    };
     let flag =
         |name: &str| solve.op.attribute(name).ok().and_then(|a| BoolAttribute::try_from(a).ok()).map(|b| b.value());
     let untransposed = solve.op.attribute("transpose_a").is_ok_and(|a| a.to_string().contains("NO_TRANSPOSE"));
@@ -283,6 +347,61 @@ fn check_precompute<'c, 'a>(
     {
         return miss("the solve is not a left, lower, unit-diagonal, untransposed triangular solve");
     }
+
+    // I + A with A = strictly_lower(β_i k_i·k_j D_ij); P = lower(q_i·k_j D_ij).
+    let matrix = tracer
+        .producer_named(&solve.operand(0), "stablehlo.add")
+        .ok_or(Miss("the solve's matrix is not I + A".into()))?;
+    // The solve reads only the strictly lower triangle (unit diagonal, lower).
+    let a_side = (0..2).find(|&side| {
+        placed_matrix(tracer, &matrix.operand(1 - side)).is_some_and(|identity| strictly_lower_is_zero(&identity))
+    });
+    let a_side = a_side.ok_or(Miss("the solve's matrix is not I + A".into()))?;
+    let strictly_lower = |i: usize, j: usize| i > j;
+    let a_terms = masked(tracer, &matrix.operand(a_side), strictly_lower)
+        .ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
+    let same_as = |target: &Traced<'c, 'a>| {
+        let target = tracer.resolve(target);
+        move |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &target)
+    };
+    let (is_k, is_gamma, is_beta) = (same_as(k_chunks), same_as(gamma), same_as(&beta));
+    let expected =
+        WeightFactors { lhs: &is_k, rhs: &is_k, gamma: &is_gamma, row_weight: Some(&is_beta), decay_slice: None };
+    if !factors_are(tracer, &a_terms, &expected, &strictly_lower) {
+        return miss("A is not β_i k_i·k_j exp(γ_i - γ_j)");
+    }
+    if let Some(p) = p {
+        let lower = |i: usize, j: usize| i >= j;
+        let p_terms = masked(tracer, p, lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        let is_q = same_as(q_chunks);
+        let expected = WeightFactors { lhs: &is_q, rhs: &is_k, gamma: &is_gamma, row_weight: None, decay_slice: None };
+        if !factors_are(tracer, &p_terms, &expected, &lower) {
+            return miss("P is not q_i·k_j exp(γ_i - γ_j)");
+        }
+    }
+
+    // β V and β multiply V's and β's [chunks, batch, heads, chunk] positions as U has them.
+    let beta_axes = u.1[..4].to_vec();
+    Ok((v_chunks, u.1.clone(), beta, beta_axes))
+}
+
+/// U and W as the two column blocks of one solve X = (I + A)⁻¹ [β V | β e^γ K]: the
+/// solve, β and V.
+#[allow(clippy::type_complexity)]
+fn joint_solve<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    inputs: &PrecomputeInputs<'_, 'c, 'a>,
+) -> Result<(Node<'c, 'a>, Traced<'c, 'a>, Traced<'c, 'a>), Miss> {
+    let PrecomputeInputs { u: (u, _), w, k_chunks, gamma, .. } = inputs;
+    let (x, u_columns) = columns(tracer, u).ok_or(Miss("U is not the first columns of a solve".into()))?;
+    let (x_again, w_columns) = columns(tracer, w).ok_or(Miss("W is not the last columns of a solve".into()))?;
+    let width = x.shape().and_then(|shape| shape.last().copied()).unwrap_or(0);
+    if !same_value(&x, &x_again) || u_columns.0 != 0 || u_columns.1 != w_columns.0 || w_columns.1 != width {
+        return miss("U and W are not the two column blocks of one solve");
+    }
+    let solve = tracer
+        .producer_named(&x, "stablehlo.triangular_solve")
+        .ok_or(Miss("U and W do not come from a triangular solve".into()))?;
 
     // R = [β V | β e^γ K].
     let concatenate = tracer
@@ -309,43 +428,126 @@ fn check_precompute<'c, 'a>(
         .ok_or(Miss("the second block's weight is not β e^γ".into()))?;
     let is_beta_times_gate = (0..2).any(|side| {
         same_value(&tracer.resolve(&beta_gate_node.operand(side)), &tracer.resolve(&beta))
-            && tracer
-                .producer_named(&beta_gate_node.operand(1 - side), "stablehlo.exponential")
-                .is_some_and(|e| same_value(&tracer.resolve(&e.operand(0)), &tracer.resolve(gamma)))
+            && exponential_of(tracer, &beta_gate_node.operand(1 - side), gamma)
     });
     if !is_beta_times_gate {
         return miss("the second block's weight is not β e^γ");
     }
+    Ok((solve, beta, v_chunks))
+}
 
-    // I + A with A = strictly_lower(β_i k_i·k_j D_ij); P = lower(q_i·k_j D_ij).
-    let matrix = tracer
-        .producer_named(&solve.operand(0), "stablehlo.add")
-        .ok_or(Miss("the solve's matrix is not I + A".into()))?;
-    let a_side = (0..2).find(|&side| {
-        let (source, steps) = broadcast_source(tracer, &matrix.operand(1 - side));
-        let rank = matrix.result().shape().map_or(0, |shape| shape.len());
-        let on_last_two = source
-            .shape()
-            .and_then(|shape| placement(&steps, &shape))
-            .is_some_and(|placed| placed.len() == rank && placed[rank - 2] == Some(0) && placed[rank - 1] == Some(1));
-        on_last_two && evaluate(tracer, &source).is_some_and(|identity| strictly_lower_is_zero(&identity))
+/// U = T (β V) and W = T (β e^γ K) as two products of one inverse T = (I + A)⁻¹ I, each
+/// possibly rounded to the model's dtype and back (MaxText's `jax_chunk_gated_delta_rule`;
+/// FlyWheel computes them in f32): the solve, β and V.
+#[allow(clippy::type_complexity)]
+fn inverse_products<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    inputs: &PrecomputeInputs<'_, 'c, 'a>,
+) -> Result<(Node<'c, 'a>, Traced<'c, 'a>, Traced<'c, 'a>), Miss> {
+    let PrecomputeInputs { u: (u, _), w, k_chunks, gamma, .. } = inputs;
+    let product = |value: &Traced<'c, 'a>, what: &str| -> Result<(Node<'c, 'a>, Traced<'c, 'a>), Miss> {
+        let fail = || Miss(format!("{what} is not a product of the inverse (I + A)⁻¹"));
+        let node = tracer.producer_named(&without_converts(tracer, value), DotGeneral::NAME).ok_or_else(fail)?;
+        let numbers = DotGeneral::from_operation(node.op).and_then(|d| d.dimension_numbers().ok()).ok_or_else(fail)?;
+        let rank = node.result().shape().map_or(0, |shape| shape.len()) as i64;
+        let batch: Vec<i64> = (0..rank - 2).collect();
+        let rows_by_columns = numbers.lhs_batching == batch
+            && numbers.rhs_batching == batch
+            && numbers.lhs_contracting == [rank - 1]
+            && numbers.rhs_contracting == [rank - 2];
+        rows_by_columns.then(|| (node.clone(), without_converts(tracer, &node.operand(1)))).ok_or_else(fail)
+    };
+    let (u_product, u_right) = product(u, "U")?;
+    let (w_product, w_right) = product(w, "W")?;
+    if !same_value(&tracer.resolve(&u_product.operand(0)), &tracer.resolve(&w_product.operand(0))) {
+        return miss("U and W are not products of one inverse");
+    }
+    let solve = tracer
+        .producer_named(&u_product.operand(0), "stablehlo.triangular_solve")
+        .ok_or(Miss("U and W do not come from a triangular solve".into()))?;
+    let identity = placed_matrix(tracer, &solve.operand(1)).is_some_and(|matrix| {
+        let n = (matrix.len() as f64).sqrt() as usize;
+        (0..n).all(|i| (0..n).all(|j| matrix[i * n + j] == f64::from(u8::from(i == j))))
     });
-    let a_side = a_side.ok_or(Miss("the solve's matrix is not I + A".into()))?;
-    let a_terms = masked(tracer, &matrix.operand(a_side), |i, j| i > j)
-        .ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
-    let a_ok = factors_are(tracer, &a_terms, k_chunks, k_chunks, gamma, Some(&beta));
-    if !a_ok {
-        return miss("A is not β_i k_i·k_j exp(γ_i - γ_j)");
+    if !identity {
+        return miss("the inverse does not solve for the identity");
     }
-    let p_terms = masked(tracer, p, |i, j| i >= j).ok_or(Miss("P is not masked to its lower triangle".into()))?;
-    if !factors_are(tracer, &p_terms, q_chunks, k_chunks, gamma, None) {
-        return miss("P is not q_i·k_j exp(γ_i - γ_j)");
+    let (beta, v_chunks) = weighted(tracer, &u_right).ok_or(Miss("U's right side is not β V".into()))?;
+    // W's right side: K, β and e^γ multiplied, in any grouping.
+    let factors = product_factors(tracer, &w_right);
+    let is_row = |factor: &Traced<'c, 'a>, test: &dyn Fn(&Traced<'c, 'a>) -> bool| {
+        let (source, steps) = broadcast_source(tracer, factor);
+        test(&source) && row_placement(&steps, &source).is_some_and(|leading| leading)
+    };
+    let is_beta = |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(&beta));
+    let is_gate = |value: &Traced<'c, 'a>| exponential_of(tracer, value, gamma);
+    let count = |test: &dyn Fn(&Traced<'c, 'a>) -> bool| factors.iter().filter(|f| test(f)).count();
+    let keys = count(&|f| same_value(&tracer.resolve(f), &tracer.resolve(k_chunks)));
+    if factors.len() != 3 || keys != 1 || count(&|f| is_row(f, &is_beta)) != 1 || count(&|f| is_row(f, &is_gate)) != 1 {
+        return miss("W's right side is not β e^γ K");
     }
+    Ok((solve, beta, v_chunks))
+}
 
-    // β V and β multiply V's and β's [chunks, batch, heads, chunk] positions as U has them.
-    let u_axes = &axes[u.0];
-    let beta_axes = u_axes[..4].to_vec();
-    Ok((v_chunks, u_axes.clone(), beta, beta_axes))
+/// Whether `value` is `exp(γ)`.
+fn exponential_of<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, gamma: &Traced<'c, 'a>) -> bool {
+    tracer
+        .producer_named(value, "stablehlo.exponential")
+        .is_some_and(|e| same_value(&tracer.resolve(&e.operand(0)), &tracer.resolve(gamma)))
+}
+
+/// Whether a layout chain from `source` places its axes first, in order, and broadcasts
+/// one more (a per-row weight `x[..., None]` of a [..., C] tensor); `None` if the chain
+/// cannot be followed.
+fn row_placement(steps: &[LayoutStep], source: &Traced) -> Option<bool> {
+    let shape = source.shape()?;
+    let placed = placement(steps, &shape)?;
+    let want: Vec<Option<usize>> = (0..shape.len()).map(Some).chain([None]).collect();
+    let sizes: Vec<i64> = shape.iter().copied().chain([0]).collect();
+    Some(same_places(&placed, &want, &sizes))
+}
+
+/// The 2-D matrix `value` broadcasts onto its last two axes (evaluated, row-major).
+fn placed_matrix(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
+    let (source, steps) = broadcast_source(tracer, value);
+    let rank = value.shape()?.len();
+    let placed = placement(&steps, &source.shape()?)?;
+    let want: Vec<Option<usize>> = vec![None; rank - 2].into_iter().chain([Some(0), Some(1)]).collect();
+    let sizes: Vec<i64> = value.shape()?.iter().enumerate().map(|(i, &n)| if i + 2 < rank { 0 } else { n }).collect();
+    let on_last_two = rank >= 2 && same_places(&placed, &want, &sizes);
+    on_last_two.then(|| evaluate(tracer, &source)).flatten()
+}
+
+/// A scan sequence as the chunk tensor it transposes (the chunks moved among the leading,
+/// batch-like axes: MaxText's `transpose(1, 0, 2, ...)`), with that tensor's axes; the
+/// sequence itself otherwise.
+fn chunk_tensor<'c, 'a>(tracer: &Tracer<'c, 'a>, init: &Traced<'c, 'a>, axes: &[Axis]) -> (Traced<'c, 'a>, Vec<Axis>) {
+    let permutation = tracer
+        .producer_named(init, Transpose::NAME)
+        .and_then(|node| Some((Transpose::from_operation(node.op)?.permutation().ok()?, node.operand(0))));
+    match permutation {
+        Some((permutation, source)) if permutation.iter().enumerate().skip(3).all(|(i, &p)| p as usize == i) => {
+            let mut source_axes = vec![Vec::new(); axes.len()];
+            for (axis, &from) in permutation.iter().enumerate() {
+                source_axes[from as usize] = axes[axis].clone();
+            }
+            (source, source_axes)
+        }
+        _ => (init.clone(), axes.to_vec()),
+    }
+}
+
+/// `value` before any float converts (the rule's products run in f32 whatever the source
+/// rounds them to).
+fn without_converts<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Traced<'c, 'a> {
+    let is_float =
+        |traced: &Traced| traced.element_type().is_some_and(|e| matches!(e.as_str(), "f32" | "bf16" | "f16"));
+    match tracer.producer_named(value, "stablehlo.convert") {
+        Some(convert) if is_float(&convert.operand(0)) && is_float(value) => {
+            without_converts(tracer, &convert.operand(0))
+        }
+        _ => value.clone(),
+    }
 }
 
 /// `x[..., a:b]` of a `stablehlo.slice` taking whole extents elsewhere: `x` and `(a, b)`.
@@ -367,19 +569,25 @@ fn weighted<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<(
     let multiply = tracer.producer_named(value, "stablehlo.multiply")?;
     (0..2).find_map(|side| {
         let (source, steps) = broadcast_source(tracer, &multiply.operand(side));
-        let rank = source.shape()?.len();
-        let placed = placement(&steps, &source.shape()?)?;
-        let leading = placed.iter().take(rank).enumerate().all(|(i, p)| *p == Some(i))
-            && placed[rank..].iter().all(Option::is_none);
-        (leading && !steps.is_empty()).then(|| (source, multiply.operand(1 - side)))
+        (!steps.is_empty() && row_placement(&steps, &source)?).then(|| (source, multiply.operand(1 - side)))
     })
 }
 
-/// The value `value` broadcasts (through `broadcast_in_dim`s only), and the steps.
+/// The value `value` broadcasts, and the steps: through `broadcast_in_dim`s and reshapes
+/// that only add or drop unit axes, but not into a step's slice (itself such a reshape).
 fn broadcast_source<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> (Traced<'c, 'a>, Vec<LayoutStep>) {
     let mut current = value.clone();
     let mut steps = Vec::new();
-    while let Some(node) = tracer.producer_named(&current, "stablehlo.broadcast_in_dim") {
+    while let Some(node) = tracer.producer(&current) {
+        let non_unit = |traced: &Traced| -> Option<Vec<i64>> {
+            Some(traced.shape()?.into_iter().filter(|&size| size != 1).collect())
+        };
+        let unit_reshape = node.is("stablehlo.reshape")
+            && non_unit(&node.operand(0)).is_some_and(|before| Some(before) == non_unit(&node.result()))
+            && tracer.producer_named(&node.operand(0), "stablehlo.dynamic_slice").is_none();
+        if !(node.is("stablehlo.broadcast_in_dim") || unit_reshape) {
+            break;
+        }
         match layout_step(&node, LAYOUT) {
             Some(step) => steps.push(step),
             None => break,
@@ -388,6 +596,12 @@ fn broadcast_source<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> 
     }
     steps.reverse();
     (current, steps)
+}
+
+/// Whether placements agree, an axis of size 1 (one element: JAX squeezes and re-adds
+/// them freely, and a reshape keeps no label for them) matching anything.
+fn same_places(got: &[Option<usize>], want: &[Option<usize>], sizes: &[i64]) -> bool {
+    got.len() == want.len() && got.iter().zip(want).zip(sizes).all(|((got, want), &size)| size == 1 || got == want)
 }
 
 /// Where each axis of a layout chain's result comes from in its source (`None`: a
@@ -429,95 +643,194 @@ fn placement(steps: &[LayoutStep], source_shape: &[i64]) -> Option<Vec<Option<us
     Some(labels)
 }
 
-/// `where(mask, x, 0)` with the C x C mask placed on the last two axes and `keep(i, j)`
-/// true exactly where the mask is: the factors of `x` (a product).
+/// `where(mask, x, 0)`, or `where(mask, 0, x)` (torch's `masked_fill(mask, 0)`), with the
+/// C x C mask placed on the last two axes and `keep(i, j)` true exactly where `x` is
+/// kept: the factors of `x` (a product).
 fn masked<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     value: &Traced<'c, 'a>,
     keep: impl Fn(usize, usize) -> bool,
 ) -> Option<Vec<Traced<'c, 'a>>> {
     let select = tracer.producer_named(value, "stablehlo.select")?;
-    let (fill_values, _) = follow_layout(tracer, &select.operand(2), Through { converts: true, broadcasts: true });
-    if tracer.splat(&fill_values[0]) != Some(0.0) {
-        return None;
-    }
-    let (mask_source, steps) = broadcast_source(tracer, &select.operand(0));
-    let shape = mask_source.shape()?;
-    let rank = select.result().shape()?.len();
-    let placed = placement(&steps, &shape)?;
-    if shape.len() != 2
-        || placed[rank - 2] != Some(0)
-        || placed[rank - 1] != Some(1)
-        || placed[..rank - 2].iter().any(Option::is_some)
-    {
-        return None;
-    }
-    let mask = evaluate(tracer, &mask_source)?;
-    let n = shape[0] as usize;
-    let exact = (0..n).all(|i| (0..n).all(|j| (mask[i * n + j] != 0.0) == keep(i, j)));
-    exact.then(|| product_factors(tracer, &select.operand(1)))
+    let (kept_side, kept) = zero_select(tracer, &select)?;
+    covers(&kept, &keep, true).then(|| product_factors(tracer, &select.operand(kept_side)))
 }
 
-/// The factors of a tree of multiplies.
+/// `where(mask, x, 0)` or `where(mask, 0, x)` with a C x C mask on the last two axes:
+/// which operand is `x`, and where it is kept (1) or zeroed (0), row-major.
+fn zero_select(tracer: &Tracer, select: &Node) -> Option<(usize, Vec<f64>)> {
+    let is_zero = |side: usize| {
+        let (values, _) = follow_layout(tracer, &select.operand(side), Through { converts: true, broadcasts: true });
+        tracer.splat(&values[0]) == Some(0.0)
+    };
+    let kept_side = match (is_zero(1), is_zero(2)) {
+        (false, true) => 1,
+        (true, false) => 2,
+        _ => return None,
+    };
+    let mask = placed_matrix(tracer, &select.operand(0))?;
+    let kept = mask.iter().map(|&m| f64::from(u8::from((m != 0.0) == (kept_side == 1)))).collect();
+    Some((kept_side, kept))
+}
+
+/// Whether a C x C matrix of kept positions (non-zero) keeps everything `keep` keeps, and,
+/// if `exact`, nothing else.
+fn covers(kept: &[f64], keep: &dyn Fn(usize, usize) -> bool, exact: bool) -> bool {
+    let n = (kept.len() as f64).sqrt() as usize;
+    (0..n).all(|i| {
+        (0..n).all(|j| match (kept[i * n + j] != 0.0, keep(i, j)) {
+            (false, true) => false,
+            (true, false) => !exact,
+            _ => true,
+        })
+    })
+}
+
+/// The factors of a tree of multiplies, through float converts.
 fn product_factors<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Vec<Traced<'c, 'a>> {
-    match tracer.producer_named(value, "stablehlo.multiply") {
+    let value = without_converts(tracer, value);
+    match tracer.producer_named(&value, "stablehlo.multiply") {
         Some(node) => [product_factors(tracer, &node.operand(0)), product_factors(tracer, &node.operand(1))].concat(),
-        None => vec![value.clone()],
+        None => vec![value],
     }
 }
 
-/// Whether `factors` are exactly lhs_i·rhs_j, exp(γ_i - γ_j) and (if given) β_i, over
-/// [chunks, batch, heads, i, j].
+/// A test of which value a factor reads.
+type Reads<'p, 'c, 'a> = &'p dyn Fn(&Traced<'c, 'a>) -> bool;
+
+/// What the factors of a C x C weight matrix over [..., i, j] must read: the pairwise
+/// product's two sides, the cumulative gates of exp(γ_i - γ_j) and, if any, a per-row
+/// weight β_i (which MaxText folds into the product's left side, (β k)_i·k_j).
+struct WeightFactors<'p, 'c, 'a> {
+    lhs: Reads<'p, 'c, 'a>,
+    rhs: Reads<'p, 'c, 'a>,
+    gamma: Reads<'p, 'c, 'a>,
+    row_weight: Option<Reads<'p, 'c, 'a>>,
+    /// A factor that is the decay matrix itself, computed before the loop and sliced.
+    decay_slice: Option<Reads<'p, 'c, 'a>>,
+}
+
+/// Whether `factors` are exactly lhs_i·rhs_j, exp(γ_i - γ_j) and the row weight, where
+/// `keep` says which (i, j) the matrix keeps.
 fn factors_are<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     factors: &[Traced<'c, 'a>],
-    lhs: &Traced<'c, 'a>,
-    rhs: &Traced<'c, 'a>,
-    gamma: &Traced<'c, 'a>,
-    row_weight: Option<&Traced<'c, 'a>>,
+    expected: &WeightFactors<'_, 'c, 'a>,
+    keep: &dyn Fn(usize, usize) -> bool,
 ) -> bool {
-    let expected = 2 + usize::from(row_weight.is_some());
-    if factors.len() != expected {
-        return false;
+    let (mut products, mut decays, mut weights, mut weight_in_product) = (0, 0, 0, false);
+    for factor in factors {
+        if let Some(weighted_lhs) = pairwise(tracer, factor, expected) {
+            products += 1;
+            weight_in_product |= weighted_lhs;
+        } else if decay_matrix(tracer, factor, expected.gamma, keep)
+            || expected.decay_slice.is_some_and(|test| test(factor))
+        {
+            decays += 1;
+        } else if expected.row_weight.is_some_and(|test| {
+            let (source, steps) = broadcast_source(tracer, factor);
+            test(&source) && row_placement(&steps, &source) == Some(true)
+        }) {
+            weights += 1;
+        } else {
+            return false;
+        }
     }
-    let is_products = |f: &Traced<'c, 'a>| {
-        tracer.producer_named(f, DotGeneral::NAME).is_some_and(|dot| {
-            let numbers = DotGeneral::from_operation(dot.op).and_then(|d| d.dimension_numbers().ok());
-            let pairwise = DotDimensionNumbers {
-                lhs_batching: vec![0, 1, 2],
-                rhs_batching: vec![0, 1, 2],
-                lhs_contracting: vec![4],
-                rhs_contracting: vec![4],
-            };
-            numbers == Some(pairwise)
-                && same_value(&tracer.resolve(&dot.operand(0)), &tracer.resolve(lhs))
-                && same_value(&tracer.resolve(&dot.operand(1)), &tracer.resolve(rhs))
-        })
-    };
-    let is_decay = |f: &Traced<'c, 'a>| decay_matrix(tracer, f, gamma);
-    let is_row_weight = |f: &Traced<'c, 'a>| {
-        row_weight.is_some_and(|weight| {
-            let (source, steps) = broadcast_source(tracer, f);
-            let shape = source.shape().unwrap_or_default();
-            same_value(&tracer.resolve(&source), &tracer.resolve(weight))
-                && placement(&steps, &shape) == Some(vec![Some(0), Some(1), Some(2), Some(3), None])
-        })
-    };
-    let count = |test: &dyn Fn(&Traced<'c, 'a>) -> bool| factors.iter().filter(|f| test(f)).count();
-    count(&is_products) == 1 && count(&is_decay) == 1 && (row_weight.is_none() || count(&is_row_weight) == 1)
+    let separate_weight = usize::from(expected.row_weight.is_some() && !weight_in_product);
+    products == 1 && decays == 1 && weights == separate_weight
 }
 
-/// `exp(γ_i - γ_j)` over [chunks, batch, heads, i, j].
-fn decay_matrix<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, gamma: &Traced<'c, 'a>) -> bool {
-    let Some(exponential) = tracer.producer_named(value, "stablehlo.exponential") else { return false };
-    let Some(difference) = tracer.producer_named(&exponential.operand(0), "stablehlo.subtract") else { return false };
-    let placed = |side: usize| {
-        let (source, steps) = broadcast_source(tracer, &difference.operand(side));
-        let shape = source.shape()?;
-        same_value(&tracer.resolve(&source), &tracer.resolve(gamma)).then(|| placement(&steps, &shape)).flatten()
+/// Whether `value` is the pairwise product lhs_i·rhs_j over [batch..., i, j]: each side a
+/// layout of a [batch..., C, D] tensor, batched over the leading axes in order and
+/// contracting D. `Some(true)` when the left side is the row-weighted `β lhs`.
+fn pairwise<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+    expected: &WeightFactors<'_, 'c, 'a>,
+) -> Option<bool> {
+    let dot = tracer.producer_named(value, DotGeneral::NAME)?;
+    let numbers = DotGeneral::from_operation(dot.op)?.dimension_numbers().ok()?;
+    let rank = dot.result().shape()?.len();
+    // Where an operand's axes come from in the nearest value along its layout chain that
+    // `reads` accepts.
+    let places = |operand: &Traced<'c, 'a>, reads: &dyn Fn(&Traced<'c, 'a>) -> bool| {
+        let (values, steps) = follow_layout(tracer, operand, Through { converts: true, broadcasts: false });
+        let nearest = (0..values.len()).rev().find(|&i| reads(&values[i]))?;
+        placement(&steps[nearest..], &values[nearest].shape()?)
     };
-    placed(0) == Some(vec![Some(0), Some(1), Some(2), Some(3), None])
-        && placed(1) == Some(vec![Some(0), Some(1), Some(2), None, Some(3)])
+    let side_is = |side: usize, places: &[Option<usize>], batching: &[i64], contracting: &[i64]| {
+        let sizes = dot.operand(side).shape().unwrap_or_default();
+        let at = |dims: &[i64]| -> (Vec<Option<usize>>, Vec<i64>) {
+            dims.iter().map(|&d| (places[d as usize], sizes[d as usize])).unzip()
+        };
+        let free: Vec<i64> = (0..rank as i64).filter(|d| !batching.contains(d) && !contracting.contains(d)).collect();
+        let is = |dims: &[i64], want: &[Option<usize>]| {
+            let (got, sizes) = at(dims);
+            same_places(&got, want, &sizes)
+        };
+        places.len() == rank
+            && sizes.len() == rank
+            && is(batching, &(0..rank - 2).map(Some).collect::<Vec<_>>())
+            && is(contracting, &[Some(rank - 1)])
+            && is(&free, &[Some(rank - 2)])
+    };
+    let weighted_lhs = |candidate: &Traced<'c, 'a>| {
+        expected.row_weight.is_some_and(|is_weight| {
+            weighted(tracer, candidate).is_some_and(|(weight, x)| is_weight(&weight) && (expected.lhs)(&x))
+        })
+    };
+    let (lhs_places, row_weighted) = match places(&dot.operand(0), expected.lhs) {
+        Some(places) => (places, false),
+        None => (places(&dot.operand(0), &weighted_lhs)?, true),
+    };
+    let rhs_places = places(&dot.operand(1), expected.rhs)?;
+    (side_is(0, &lhs_places, &numbers.lhs_batching, &numbers.lhs_contracting)
+        && side_is(1, &rhs_places, &numbers.rhs_batching, &numbers.rhs_contracting))
+    .then_some(row_weighted)
+}
+
+/// `exp(γ_i - γ_j)` over [batch..., i, j], or MaxText's `exp(where(mask, γ_i - γ_j, fill))`
+/// with a mask that keeps at least what `keep` keeps (the same matrix there).
+fn decay_matrix<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+    is_gamma: Reads<'_, 'c, 'a>,
+    keep: &dyn Fn(usize, usize) -> bool,
+) -> bool {
+    // Masked after the exponential too (torch's `tril(exp(tril(γ_i - γ_j)))`), by a mask
+    // that keeps at least what `keep` keeps.
+    let mut value = value.clone();
+    while let Some(select) = tracer.producer_named(&value, "stablehlo.select") {
+        let Some((kept_side, kept)) = zero_select(tracer, &select) else { return false };
+        if !covers(&kept, keep, false) {
+            return false;
+        }
+        value = select.operand(kept_side);
+    }
+    let Some(exponential) = tracer.producer_named(&value, "stablehlo.exponential") else { return false };
+    let mut exponent = exponential.operand(0);
+    if let Some(select) = tracer.producer_named(&exponent, "stablehlo.select") {
+        let Some(mask) = placed_matrix(tracer, &select.operand(0)) else { return false };
+        if !covers(&mask, keep, false) {
+            return false;
+        }
+        exponent = select.operand(1);
+    }
+    let Some(difference) = tracer.producer_named(&exponent, "stablehlo.subtract") else { return false };
+    let Some(rank) = difference.result().shape().map(|shape| shape.len()) else { return false };
+    let placed_as = |side: usize, want: &[Option<usize>]| {
+        let (source, steps) = broadcast_source(tracer, &difference.operand(side));
+        let sizes = difference.operand(side).shape().unwrap_or_default();
+        is_gamma(&source)
+            && source
+                .shape()
+                .and_then(|shape| placement(&steps, &shape))
+                .is_some_and(|got| same_places(&got, want, &sizes))
+    };
+    let leading: Vec<Option<usize>> = (0..rank - 1).map(Some).collect();
+    let rows = [leading.clone(), vec![None]].concat();
+    let columns = [leading[..rank - 2].to_vec(), vec![None, Some(rank - 2)]].concat();
+    placed_as(0, &rows) && placed_as(1, &columns)
 }
 
 /// The input of `γ = cumsum(g)` along the chunk axis (the last), as `lax.cumsum` lowers
@@ -570,6 +883,10 @@ fn evaluate(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
     }
     if let Some(splat) = tracer.splat(value) {
         return Some(vec![splat; rows * columns]);
+    }
+    // A mask carried into the loop unchanged (torch code's closure constants).
+    if let Some(init) = tracer.loop_invariant_init(value) {
+        return evaluate(tracer, &init);
     }
     let node = tracer.producer(value)?;
     let both = |f: fn(f64, f64) -> f64| -> Option<Vec<f64>> {
