@@ -99,6 +99,14 @@
 // NO-STATE-DECAY: remark: gated delta recurrence not raised: chunked form: the state is not decayed across the chunk
 // NO-STATE-DECAY-NOT: flywheel.gated_delta
 
+// torch's chunked form (transformers' torch_chunk_gated_delta_rule with a triangular
+// solve, translated): its chunk loop is read — P by masked_fill with a mask carried into
+// the loop, the decay matrix computed before the loop and sliced per chunk — and what
+// stops it (pending, left alone) is β applied to the tokens before the chunk split.
+// RUN: flywheel-opt %S/../Inputs/real/hf_chunk_triangular_solve_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=TORCH-CHUNKED
+// TORCH-CHUNKED: remark: gated delta recurrence not raised: chunked form: U's right side is not β V
+// TORCH-CHUNKED-NOT: flywheel.gated_delta
+
 // Attention is not a recurrence: nothing to say, nothing changed.
 // RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark

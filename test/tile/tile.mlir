@@ -384,6 +384,13 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-whole-keys=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: flywheel-tile: transposed-whole-keys must be at least 0, not -1
 // RUN: not test -e %t.negative.mlir
+// Block sizes of zero or less (once a division by zero inside the pass) are refused too.
+// RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=block-q=0 -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK-ZERO
+// BLOCK-ZERO: error: flywheel-tile: block-q must be at least 1, not 0
+// BLOCK-ZERO-NOT: internal error
+// RUN: not test -e %t.block.mlir
+// RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=causal-block-kv=-128 2>&1 | FileCheck %s --check-prefix=BLOCK-NEGATIVE
+// BLOCK-NEGATIVE: error: flywheel-tile: causal-block-kv must be at least 1, not -128
 
 // A mask operand with a band (causal, window): the band is folded into the mask the kernel
 // reads (key <= query + right and key >= query - left, and-ed with it), so the kernel masks

@@ -86,18 +86,16 @@ impl Blocks {
 /// Tiles every attention under `root` the kernel serves, with `blocks`, or with `search`
 /// the fastest candidate blocks on their generation; false on an error.
 pub(super) fn tile(root: OperationRef, blocks: Blocks, search: bool, remarks: bool) -> bool {
-    if blocks.key_splits < 1 {
-        emit_error(
-            root.location(),
-            &format!("flywheel-tile: key-splits must be at least 1, not {}", blocks.key_splits),
-        );
-        return false;
-    }
-    if blocks.transposed_whole_keys < 0 {
-        emit_error(
-            root.location(),
-            &format!("flywheel-tile: transposed-whole-keys must be at least 0, not {}", blocks.transposed_whole_keys),
-        );
+    let least = [
+        ("block-q", blocks.plain.0, 1),
+        ("block-kv", blocks.plain.1, 1),
+        ("causal-block-q", blocks.causal.0, 1),
+        ("causal-block-kv", blocks.causal.1, 1),
+        ("key-splits", blocks.key_splits, 1),
+        ("transposed-whole-keys", blocks.transposed_whole_keys, 0),
+    ];
+    if let Some((name, value, least)) = least.into_iter().find(|&(_, value, least)| value < least) {
+        emit_error(root.location(), &format!("flywheel-tile: {name} must be at least {least}, not {value}"));
         return false;
     }
     for raw in attention_ops(root) {

@@ -31,6 +31,13 @@
 // PERTURBED: 1 {{ *}}tensor<2xf32> {{.*}}ok
 // PERTURBED: flywheel: error: check failed: output 0: relative L2 error
 // RUN: flywheel check %S/Inputs/known_answer_f32.mlir %t.expm1.mlir --rtol 10 > /dev/null
+// A tolerance that is not a finite number of zero or more is refused (NaN compared with
+// anything is false, so it would pass every program): exit 2, nothing compared.
+// RUN: not flywheel check %S/Inputs/known_answer_f32.mlir %t.expm1.mlir --rtol nan 2>&1 | FileCheck %s --check-prefix=NAN-TOLERANCE
+// RUN: not flywheel check %S/Inputs/known_answer_f32.mlir %t.expm1.mlir --atol=-1 2>&1 | FileCheck %s --check-prefix=NAN-TOLERANCE
+// RUN: not flywheel check %S/Inputs/known_answer_f32.mlir %t.expm1.mlir --atol inf 2>&1 | FileCheck %s --check-prefix=NAN-TOLERANCE
+// NAN-TOLERANCE: is not a finite tolerance of zero or more
+// NAN-TOLERANCE-NOT: check: passed
 
 // Errors: one line each, exit 1 for the module, 2 for everything else.
 // RUN: not flywheel run --plugin %t.missing.so %S/Inputs/known_answer_f32.mlir 2>&1 | FileCheck %s --check-prefix=MISSING

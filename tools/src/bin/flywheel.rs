@@ -70,12 +70,20 @@ enum Command {
         candidate: PathBuf,
         /// Largest relative L2 error that passes (default by dtype: f32 1e-5, bf16 2e-2,
         /// f16 1e-3, f64 1e-12; integers and booleans exact).
-        #[arg(long)]
+        #[arg(long, value_parser = tolerance)]
         rtol: Option<f64>,
         /// An output also passes if its largest absolute error is at most this.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = tolerance)]
         atol: f64,
     },
+}
+
+/// A tolerance: a finite number, zero or more (NaN would let every comparison pass).
+fn tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err(format!("`{text}` is not a finite tolerance of zero or more")),
+    }
 }
 
 #[derive(Args)]
