@@ -33,6 +33,12 @@
 
 // Malformed input: a located error, exit 1, and no output file (an existing one is kept).
 // RUN: not flywheel-opt %S/Inputs/malformed.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// A FlyWheel op in custom form, which MLIR fails to parse without a diagnostic: still an
+// error line, exit 1, no output.
+// RUN: printf 'flywheel.gated_delta\n' > %t.custom.mlir
+// RUN: not flywheel-opt %t.custom.mlir -o %t.custom.out 2>&1 | FileCheck %s --check-prefix=SILENT
+// SILENT: custom.mlir: error: the input does not parse, and MLIR says not why
+// RUN: not test -e %t.custom.out
 // MALFORMED: Inputs/malformed.mlir:3:12: error: expected ':'
 // MALFORMED-NEXT: return %0 tensor<4xf32>
 // MALFORMED-NEXT: {{^           \^}}

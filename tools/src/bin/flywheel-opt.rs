@@ -220,8 +220,15 @@ fn read_input(path: &str) -> Result<Vec<u8>, Failure> {
 fn process_chunk(cli: &Cli, pass_flags: &[pipeline::Element], chunk: &[u8]) -> Result<Option<Vec<u8>>, Failure> {
     let context = create_context();
     let collector = Collector::attach(&context);
-    let output = transform(cli, pass_flags, &context, chunk)?;
+    let transformed = transform(cli, pass_flags, &context, chunk)?;
     let reported = collector.take();
+    // MLIR can fail without a diagnostic (its parser on a dialect op written in a custom
+    // form the dialect has no parser for): say so rather than exit silently.
+    let silent = match &transformed {
+        Err(stage) if !reported.iter().any(|r| r.kind == Kind::Error) => Some(*stage),
+        _ => None,
+    };
+    let output = transformed.ok();
 
     let source = String::from_utf8_lossy(chunk);
     let file_name = if cli.input == "-" { "<stdin>" } else { cli.input.as_str() };
@@ -238,30 +245,47 @@ fn process_chunk(cli: &Cli, pass_flags: &[pipeline::Element], chunk: &[u8]) -> R
     for problem in &problems {
         eprint!("{}", render(problem, file_name, &source));
     }
+    match silent.filter(|_| !cli.verify_diagnostics) {
+        Some(Stage::Parse) => eprintln!(
+            "{file_name}: error: the input does not parse, and MLIR says not why (a dialect op in a custom form? \
+             FlyWheel's ops are written in generic form)"
+        ),
+        Some(Stage::Transform) => {
+            eprintln!("{file_name}: error: verifying or transforming failed, and MLIR says not why")
+        }
+        None => {}
+    }
     // Under --verify-diagnostics a failing pipeline is an expected outcome: print nothing
     // for the chunk, as mlir-opt does.
     Ok(ok.then(|| output.unwrap_or_default()))
 }
 
-/// Runs the chunk through parse, verification and the pipeline; `None` on failure.
+/// Where a chunk failed.
+#[derive(Clone, Copy)]
+enum Stage {
+    Parse,
+    Transform,
+}
+
+/// Runs the chunk through parse, verification and the pipeline; the stage that failed.
 fn transform(
     cli: &Cli,
     pass_flags: &[pipeline::Element],
     context: &Context,
     chunk: &[u8],
-) -> Result<Option<Vec<u8>>, Failure> {
+) -> Result<Result<Vec<u8>, Stage>, Failure> {
     let Some(mut module) = parse_module(context, chunk) else {
-        return Ok(None);
+        return Ok(Err(Stage::Parse));
     };
     let semantically_valid = |module: &Module| !cli.verify_each || verify(module.as_operation());
     if !semantically_valid(&module) {
-        return Ok(None);
+        return Ok(Err(Stage::Transform));
     }
     let manager = pass_manager(cli, pass_flags, context)?;
     if manager.run(&mut module).is_err() || !semantically_valid(&module) {
-        return Ok(None);
+        return Ok(Err(Stage::Transform));
     }
-    Ok(Some(print_module(cli, context, &module)))
+    Ok(Ok(print_module(cli, context, &module)))
 }
 
 fn pass_manager<'c>(
