@@ -100,12 +100,26 @@
 // NO-STATE-DECAY-NOT: flywheel.gated_delta
 
 // torch's chunked form (transformers' torch_chunk_gated_delta_rule with a triangular
-// solve, translated): its chunk loop is read — P by masked_fill with a mask carried into
-// the loop, the decay matrix computed before the loop and sliced per chunk — and what
-// stops it (pending, left alone) is β applied to the tokens before the chunk split.
+// solve, translated): P by masked_fill with a mask carried into the loop, the decay matrix
+// computed before the loop and sliced per chunk, β applied to the tokens before the chunk
+// split, the solve's matrix written I - (-A).
 // RUN: flywheel-opt %S/../Inputs/real/hf_chunk_triangular_solve_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=TORCH-CHUNKED
-// TORCH-CHUNKED: remark: gated delta recurrence not raised: chunked form: U's right side is not β V
-// TORCH-CHUNKED-NOT: flywheel.gated_delta
+// TORCH-CHUNKED: remark: raised to flywheel.gated_delta
+// TORCH-CHUNKED: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 1.250000e-01 : f32}
+// TORCH-CHUNKED-NOT: stablehlo.while
+// TORCH-CHUNKED-NOT: stablehlo.triangular_solve
+
+// The same with the inverse as torch writes it, row by row (63 in-place row updates,
+// each checked at its row), and the chunks in lax.scan.
+// RUN: flywheel-opt %S/../Inputs/real/hf_chunk_scan_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=TORCH-ROWS
+// TORCH-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 1.250000e-01 : f32}
+// TORCH-ROWS-NOT: stablehlo.while
+// TORCH-ROWS-NOT: stablehlo.scatter
+// Near miss: row 1's update written into row 2 (line 126 holds that step's row index).
+// RUN: sed '126s/dense<1> : tensor<i32>/dense<2> : tensor<i32>/' %S/../Inputs/real/hf_chunk_scan_f32.mlir \
+// RUN:   | flywheel-opt --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=WRONG-ROW
+// WRONG-ROW: remark: gated delta recurrence not raised: chunked form: U and W do not come from a triangular solve or a row-by-row inverse
+// WRONG-ROW-NOT: flywheel.gated_delta
 
 // Attention is not a recurrence: nothing to say, nothing changed.
 // RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION

@@ -57,6 +57,14 @@ impl<'c, 'a> Product<'c, 'a> {
         }
     }
 
+    /// The axes a multiply's `reduce` sums (empty for a `dot_general`).
+    pub fn summed_axes(&self) -> Vec<usize> {
+        match &self.form {
+            Form::Dot(_) => Vec::new(),
+            Form::Multiply { summed } => summed.clone(),
+        }
+    }
+
     /// The result's axes from the operands' `lhs` and `rhs`, with contracted and batch
     /// axes unified.
     pub fn axes(&self, atoms: &mut Atoms, lhs: &[Axis], rhs: &[Axis]) -> Result<Vec<Axis>, Miss> {

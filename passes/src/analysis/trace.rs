@@ -285,6 +285,20 @@ pub fn has_uses(value: Value) -> bool {
     !unsafe { mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
 }
 
+/// The ops that use `value`, in use-list order (an op using it twice twice).
+pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut users = Vec::new();
+    // SAFETY: the use list of a live value; each owner is a live op of the same module.
+    unsafe {
+        let mut operand = mlir_sys::mlirValueGetFirstUse(value.to_raw());
+        while !mlir_sys::mlirOpOperandIsNull(operand) {
+            users.extend(OperationRef::from_option_raw(mlir_sys::mlirOpOperandGetOwner(operand)));
+            operand = mlir_sys::mlirOpOperandGetNextUse(operand);
+        }
+    }
+    users
+}
+
 /// Ops a pass may erase once nothing uses them: StableHLO ops without side effects, and
 /// calls of private functions (JAX's helpers, which are pure).
 fn erasable(tracer: &Tracer, op: OperationRef) -> bool {

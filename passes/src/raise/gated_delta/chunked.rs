@@ -13,16 +13,18 @@
 //! where it matters for that identity: which axis of each C x C matrix is the row i and
 //! which the column j, the masks (evaluated), the solve's flags, the slices. Real code's
 //! spellings are read too (MaxText, torch): U and W as products of solve(I + A, I), β
-//! folded into the keys, P computed in the loop, masks before the exponential or by
-//! `masked_fill`, a decay matrix sliced per chunk, roundings between the products.
+//! folded into the keys or into the tokens before the chunk split, P computed in the
+//! loop, masks before the exponential or by `masked_fill`, a decay matrix sliced per chunk,
+//! the inverse computed row by row, roundings between the products.
 
 use super::scan::{read_slice, Body, Loop, Scan};
 use crate::{
     analysis::atoms::{Atoms, Axis},
     analysis::operands::{dot_axes, miss, pair_all, same_value, Miss},
-    analysis::trace::{apply_layout, follow_layout, layout_step, LayoutStep, Node, Through, Traced, Tracer},
+    analysis::product::Product,
+    analysis::trace::{apply_layout, follow_layout, layout_step, users, LayoutStep, Node, Through, Traced, Tracer},
 };
-use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotGeneral, Iota, Transpose};
+use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotGeneral, Iota, Scatter, Transpose};
 use melior::ir::{
     attribute::{BoolAttribute, DenseI64ArrayAttribute},
     operation::OperationLike,
@@ -260,7 +262,14 @@ fn match_chunks<'c, 'a>(
             p: p_init.as_ref().map(|p| &p.0),
         },
     )?;
-    let (v_chunks, v_axes, beta_chunks, beta_axes) = inputs;
+    // V's axes are U's (and β's their leading four), regrouped into tokens when the
+    // weighting comes before the chunk split.
+    let v_axes = match inputs.tokens {
+        false => u_init.1.clone(),
+        true => atoms.reshape(&u_init.1, &inputs.v.shape().ok_or(Miss("dynamic shapes".into()))?)?,
+    };
+    let beta_axes = v_axes[..v_axes.len() - 1].to_vec();
+    let (v_chunks, beta_chunks) = (inputs.v, inputs.beta);
     let chunk_time = [atoms.leaves(&chunk_axes[0]), atoms.leaves(&chunk_axes[3])].concat();
     Ok(Body {
         inputs: vec![q_chunks, k_chunks, (v_chunks, v_axes), (g_chunks, gamma.1), (beta_chunks, beta_axes)],
@@ -325,46 +334,35 @@ struct PrecomputeInputs<'v, 'c, 'a> {
     p: Option<&'v Traced<'c, 'a>>,
 }
 
-/// Checks U, W (the triangular solve) and P, and returns the chunked V and β with their
-/// axes.
-#[allow(clippy::type_complexity)]
+/// V and β as the precompute weights them: in chunks, or as tokens before the chunk split
+/// (torch weights the tokens, then splits them).
+struct WeightedValues<'c, 'a> {
+    v: Traced<'c, 'a>,
+    beta: Traced<'c, 'a>,
+    tokens: bool,
+}
+
+/// Checks U, W (the triangular solve) and P, and returns V and β.
 fn check_precompute<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
-) -> Result<(Traced<'c, 'a>, Vec<Axis>, Traced<'c, 'a>, Vec<Axis>), Miss> {
-    let PrecomputeInputs { q_chunks, k_chunks, gamma, u, p, .. } = inputs;
-    let (solve, beta, v_chunks) = match columns(tracer, &u.0) {
+) -> Result<WeightedValues<'c, 'a>, Miss> {
+    let PrecomputeInputs { q_chunks, k_chunks, gamma, p, .. } = inputs;
+    // A of the inverse (I + A)⁻¹ the precompute solves with.
+    let (a, weighted_values) = match columns(tracer, &inputs.u.0) {
         Some(_) => joint_solve(tracer, inputs)?,
         None => inverse_products(tracer, inputs)?,
     };
-    let flag =
-        |name: &str| solve.op.attribute(name).ok().and_then(|a| BoolAttribute::try_from(a).ok()).map(|b| b.value());
-    let untransposed = solve.op.attribute("transpose_a").is_ok_and(|a| a.to_string().contains("NO_TRANSPOSE"));
-    if flag("left_side") != Some(true)
-        || flag("lower") != Some(true)
-        || flag("unit_diagonal") != Some(true)
-        || !untransposed
-    {
-        return miss("the solve is not a left, lower, unit-diagonal, untransposed triangular solve");
-    }
 
-    // I + A with A = strictly_lower(β_i k_i·k_j D_ij); P = lower(q_i·k_j D_ij).
-    let matrix = tracer
-        .producer_named(&solve.operand(0), "stablehlo.add")
-        .ok_or(Miss("the solve's matrix is not I + A".into()))?;
-    // The solve reads only the strictly lower triangle (unit diagonal, lower).
-    let a_side = (0..2).find(|&side| {
-        placed_matrix(tracer, &matrix.operand(1 - side)).is_some_and(|identity| strictly_lower_is_zero(&identity))
-    });
-    let a_side = a_side.ok_or(Miss("the solve's matrix is not I + A".into()))?;
+    // A = strictly_lower(β_i k_i·k_j D_ij); P = lower(q_i·k_j D_ij).
     let strictly_lower = |i: usize, j: usize| i > j;
-    let a_terms = masked(tracer, &matrix.operand(a_side), strictly_lower)
-        .ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
+    let a_terms =
+        masked(tracer, &a, strictly_lower).ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
     let same_as = |target: &Traced<'c, 'a>| {
         let target = tracer.resolve(target);
         move |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &target)
     };
-    let (is_k, is_gamma, is_beta) = (same_as(k_chunks), same_as(gamma), same_as(&beta));
+    let (is_k, is_gamma, is_beta) = (same_as(k_chunks), same_as(gamma), same_as(&weighted_values.beta));
     let expected =
         WeightFactors { lhs: &is_k, rhs: &is_k, gamma: &is_gamma, row_weight: Some(&is_beta), decay_slice: None };
     if !factors_are(tracer, &a_terms, &expected, &strictly_lower) {
@@ -380,18 +378,15 @@ fn check_precompute<'c, 'a>(
         }
     }
 
-    // β V and β multiply V's and β's [chunks, batch, heads, chunk] positions as U has them.
-    let beta_axes = u.1[..4].to_vec();
-    Ok((v_chunks, u.1.clone(), beta, beta_axes))
+    Ok(weighted_values)
 }
 
-/// U and W as the two column blocks of one solve X = (I + A)⁻¹ [β V | β e^γ K]: the
-/// solve, β and V.
-#[allow(clippy::type_complexity)]
+/// U and W as the two column blocks of one solve X = (I + A)⁻¹ [β V | β e^γ K]: A, V and
+/// β.
 fn joint_solve<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
-) -> Result<(Node<'c, 'a>, Traced<'c, 'a>, Traced<'c, 'a>), Miss> {
+) -> Result<(Traced<'c, 'a>, WeightedValues<'c, 'a>), Miss> {
     let PrecomputeInputs { u: (u, _), w, k_chunks, gamma, .. } = inputs;
     let (x, u_columns) = columns(tracer, u).ok_or(Miss("U is not the first columns of a solve".into()))?;
     let (x_again, w_columns) = columns(tracer, w).ok_or(Miss("W is not the last columns of a solve".into()))?;
@@ -433,17 +428,32 @@ fn joint_solve<'c, 'a>(
     if !is_beta_times_gate {
         return miss("the second block's weight is not β e^γ");
     }
-    Ok((solve, beta, v_chunks))
+    Ok((solved_matrix(tracer, &solve)?, WeightedValues { v: v_chunks, beta, tokens: false }))
+}
+
+/// A of a unit lower triangular solve with I + A (flags checked).
+fn solved_matrix<'c, 'a>(tracer: &Tracer<'c, 'a>, solve: &Node<'c, 'a>) -> Result<Traced<'c, 'a>, Miss> {
+    let flag =
+        |name: &str| solve.op.attribute(name).ok().and_then(|a| BoolAttribute::try_from(a).ok()).map(|b| b.value());
+    let untransposed = solve.op.attribute("transpose_a").is_ok_and(|a| a.to_string().contains("NO_TRANSPOSE"));
+    if flag("left_side") != Some(true)
+        || flag("lower") != Some(true)
+        || flag("unit_diagonal") != Some(true)
+        || !untransposed
+    {
+        return miss("the solve is not a left, lower, unit-diagonal, untransposed triangular solve");
+    }
+    identity_plus(tracer, &solve.operand(0)).ok_or(Miss("the solve's matrix is not I + A".into()))
 }
 
 /// U = T (β V) and W = T (β e^γ K) as two products of one inverse T = (I + A)⁻¹ I, each
 /// possibly rounded to the model's dtype and back (MaxText's `jax_chunk_gated_delta_rule`;
-/// FlyWheel computes them in f32): the solve, β and V.
-#[allow(clippy::type_complexity)]
+/// FlyWheel computes them in f32), β V and β K possibly weighted before the chunk split
+/// (torch), the inverse solved or computed row by row: A, V and β.
 fn inverse_products<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
-) -> Result<(Node<'c, 'a>, Traced<'c, 'a>, Traced<'c, 'a>), Miss> {
+) -> Result<(Traced<'c, 'a>, WeightedValues<'c, 'a>), Miss> {
     let PrecomputeInputs { u: (u, _), w, k_chunks, gamma, .. } = inputs;
     let product = |value: &Traced<'c, 'a>, what: &str| -> Result<(Node<'c, 'a>, Traced<'c, 'a>), Miss> {
         let fail = || Miss(format!("{what} is not a product of the inverse (I + A)⁻¹"));
@@ -462,31 +472,202 @@ fn inverse_products<'c, 'a>(
     if !same_value(&tracer.resolve(&u_product.operand(0)), &tracer.resolve(&w_product.operand(0))) {
         return miss("U and W are not products of one inverse");
     }
-    let solve = tracer
-        .producer_named(&u_product.operand(0), "stablehlo.triangular_solve")
-        .ok_or(Miss("U and W do not come from a triangular solve".into()))?;
-    let identity = placed_matrix(tracer, &solve.operand(1)).is_some_and(|matrix| {
-        let n = (matrix.len() as f64).sqrt() as usize;
-        (0..n).all(|i| (0..n).all(|j| matrix[i * n + j] == f64::from(u8::from(i == j))))
-    });
-    if !identity {
-        return miss("the inverse does not solve for the identity");
-    }
-    let (beta, v_chunks) = weighted(tracer, &u_right).ok_or(Miss("U's right side is not β V".into()))?;
-    // W's right side: K, β and e^γ multiplied, in any grouping.
-    let factors = product_factors(tracer, &w_right);
+    let inverse = u_product.operand(0);
+    let a = match tracer.producer_named(&inverse, "stablehlo.triangular_solve") {
+        Some(solve) => {
+            let identity = placed_matrix(tracer, &solve.operand(1)).is_some_and(|matrix| is_identity(&matrix));
+            if !identity {
+                return miss("the inverse does not solve for the identity");
+            }
+            solved_matrix(tracer, &solve)?
+        }
+        None => row_by_row_inverse(tracer, &inverse)
+            .ok_or(Miss("U and W do not come from a triangular solve or a row-by-row inverse".into()))?,
+    };
+    let weighted_values = match weighted(tracer, &u_right) {
+        Some((beta, v)) => WeightedValues { v, beta, tokens: false },
+        None => {
+            let (beta, v) = weighted_tokens(tracer, &u_right).ok_or(Miss("U's right side is not β V".into()))?;
+            WeightedValues { v, beta, tokens: true }
+        }
+    };
+    // W's right side: K, β and e^γ multiplied, in any grouping (β K maybe before the split).
     let is_row = |factor: &Traced<'c, 'a>, test: &dyn Fn(&Traced<'c, 'a>) -> bool| {
         let (source, steps) = broadcast_source(tracer, factor);
         test(&source) && row_placement(&steps, &source).is_some_and(|leading| leading)
     };
-    let is_beta = |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(&beta));
+    let is_beta = |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(&weighted_values.beta));
     let is_gate = |value: &Traced<'c, 'a>| exponential_of(tracer, value, gamma);
-    let count = |test: &dyn Fn(&Traced<'c, 'a>) -> bool| factors.iter().filter(|f| test(f)).count();
-    let keys = count(&|f| same_value(&tracer.resolve(f), &tracer.resolve(k_chunks)));
-    if factors.len() != 3 || keys != 1 || count(&|f| is_row(f, &is_beta)) != 1 || count(&|f| is_row(f, &is_gate)) != 1 {
+    let is_k = |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(k_chunks));
+    let (mut keys, mut betas, mut gates) = (0, 0, 0);
+    for factor in product_factors(tracer, &w_right) {
+        if is_k(&factor) {
+            keys += 1;
+        } else if is_row(&factor, &is_beta) {
+            betas += 1;
+        } else if is_row(&factor, &is_gate) {
+            gates += 1;
+        } else if weighted_tokens(tracer, &factor)
+            .is_some_and(|(weight, x)| is_beta(&weight) && split_accepted(tracer, &x, &factor, &is_k))
+        {
+            (keys, betas) = (keys + 1, betas + 1);
+        } else {
+            return miss("W's right side is not β e^γ K");
+        }
+    }
+    if (keys, betas, gates) != (1, 1, 1) {
         return miss("W's right side is not β e^γ K");
     }
-    Ok((solve, beta, v_chunks))
+    Ok((a, weighted_values))
+}
+
+fn is_identity(matrix: &[f64]) -> bool {
+    let n = (matrix.len() as f64).sqrt() as usize;
+    (0..n).all(|i| (0..n).all(|j| matrix[i * n + j] == f64::from(u8::from(i == j))))
+}
+
+/// A of `(I + A)⁻¹` computed as torch's `torch_chunk_gated_delta_rule` does: L = -A, then
+/// for i = 1 .. C-1 in turn `M[..., i, :i] = row + (row[..., None] * M[..., :i, :i]).sum(-2)`
+/// with `row = M[..., i, :i]`, and the inverse `M + I`. Each step is checked at its row.
+fn row_by_row_inverse<'c, 'a>(tracer: &Tracer<'c, 'a>, inverse: &Traced<'c, 'a>) -> Option<Traced<'c, 'a>> {
+    let sum = tracer.producer_named(inverse, "stablehlo.add")?;
+    let identity_side =
+        (0..2).find(|&side| placed_matrix(tracer, &sum.operand(side)).is_some_and(|m| is_identity(&m)))?;
+    let shape = inverse.shape()?;
+    let rank = shape.len();
+    let n = shape[rank - 1] as usize;
+    let mut matrix = sum.operand(1 - identity_side);
+    for i in (1..n).rev() {
+        matrix = row_step(tracer, &matrix, i, &shape)?;
+    }
+    let negated = tracer.producer_named(&matrix, "stablehlo.negate")?;
+    Some(negated.operand(0))
+}
+
+/// The matrix before step `i` of the row-by-row inverse, if `value` is that step.
+fn row_step<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+    i: usize,
+    shape: &[i64],
+) -> Option<Traced<'c, 'a>> {
+    let rank = shape.len();
+    let scatter = tracer.producer_named(value, "stablehlo.scatter")?;
+    let numbers = Scatter::from_operation(scatter.op)?.dimension_numbers().ok()?;
+    let (row_axis, column_axis) = ((rank - 2) as i64, (rank - 1) as i64);
+    let writes_row = numbers.update_window_dims == (0..column_axis).collect::<Vec<_>>()
+        && numbers.inserted_window_dims == [row_axis]
+        && numbers.scatter_dims_to_operand_dims == [row_axis, column_axis]
+        && numbers.input_batching_dims.is_empty()
+        && Scatter::from_operation(scatter.op)?.overwrites();
+    // The start index (i, 0), a constant (or the concatenation of two).
+    let index = constant_vector(tracer, &scatter.operand(1))?;
+    if !writes_row || index != [i as f64, 0.0] {
+        return None;
+    }
+    let before = scatter.operand(0);
+    // The new row: row + (row[..., None] * M[..., :i, :i]).sum(-2).
+    let update = tracer.producer_named(&scatter.operand(2), "stablehlo.add")?;
+    let corner = |value: &Traced<'c, 'a>, rows: (i64, i64)| -> bool {
+        let mut start = vec![0; rank];
+        let mut limit = shape.to_vec();
+        (start[rank - 2], limit[rank - 2], limit[rank - 1]) = (rows.0, rows.1, i as i64);
+        start[rank - 1] = 0;
+        static_slice(tracer, value)
+            .is_some_and(|(source, s, l)| same_value(&source, &before) && s == start && l == limit)
+    };
+    let is_row = |value: &Traced<'c, 'a>| {
+        let (values, _) = follow_layout(tracer, value, Through { converts: false, broadcasts: false });
+        values.iter().any(|v| corner(v, (i as i64, i as i64 + 1)))
+    };
+    (0..2).find_map(|side| {
+        let row = update.operand(side);
+        let product = Product::of(tracer, &update.operand(1 - side))?;
+        let summed_ok = product.contracted() == 1 && product.summed_axes() == [rank - 2];
+        // row[..., None]: the row's columns (the slice's last axis) along the summed axis.
+        let broadcast_row: Vec<Option<usize>> = (0..rank - 2).map(Some).chain([Some(rank - 1), None]).collect();
+        let row_side = (0..2).find(|&s| {
+            let (source, steps) = broadcast_source(tracer, &product.operand(s));
+            let sizes = product.operand(s).shape().unwrap_or_default();
+            corner(&source, (i as i64, i as i64 + 1))
+                && source
+                    .shape()
+                    .and_then(|shape| placement(&steps, &shape))
+                    .is_some_and(|placed| same_places(&placed, &broadcast_row, &sizes))
+        })?;
+        let sub_ok = corner(&product.operand(1 - row_side), (0, i as i64));
+        (is_row(&row) && summed_ok && sub_ok).then(|| before.clone())
+    })
+}
+
+/// A small 1-D integer constant's values, through a concatenation of constants.
+fn constant_vector(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
+    let node = tracer.producer(value)?;
+    if node.is("stablehlo.concatenate") {
+        let parts: Option<Vec<Vec<f64>>> =
+            (0..node.operand_count()).map(|k| constant_vector(tracer, &node.operand(k))).collect();
+        return parts.map(|parts| parts.concat());
+    }
+    let length = value.shape()?.first().copied()? as usize;
+    tracer.splat(value).map(|splat| vec![splat; length])
+}
+
+/// A `stablehlo.slice` with unit strides: its source, start and limit indices.
+fn static_slice<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+) -> Option<(Traced<'c, 'a>, Vec<i64>, Vec<i64>)> {
+    let node = tracer.producer_named(value, "stablehlo.slice")?;
+    let array = |name: &str| -> Option<Vec<i64>> {
+        let array = DenseI64ArrayAttribute::try_from(node.op.attribute(name).ok()?).ok()?;
+        (0..array.len()).map(|i| array.element(i).ok()).collect()
+    };
+    let strides = array("strides")?;
+    strides
+        .iter()
+        .all(|&s| s == 1)
+        .then(|| Some((node.operand(0), array("start_indices")?, array("limit_indices")?)))
+        .flatten()
+}
+
+/// `A` of a solve's matrix `I + A`, or `I - (-A)` as torch writes it. The solve reads only
+/// the strictly lower triangle (unit diagonal, lower), so "I" is any matrix zero there.
+fn identity_plus<'c, 'a>(tracer: &Tracer<'c, 'a>, matrix: &Traced<'c, 'a>) -> Option<Traced<'c, 'a>> {
+    let is_identity =
+        |value: &Traced<'c, 'a>| placed_matrix(tracer, value).is_some_and(|identity| strictly_lower_is_zero(&identity));
+    if let Some(sum) = tracer.producer_named(matrix, "stablehlo.add") {
+        return (0..2).find(|&side| is_identity(&sum.operand(1 - side))).map(|side| sum.operand(side));
+    }
+    let difference = tracer.producer_named(matrix, "stablehlo.subtract")?;
+    let negated = tracer.producer_named(&difference.operand(1), "stablehlo.negate")?;
+    is_identity(&difference.operand(0)).then(|| negated.operand(0))
+}
+
+/// `reshape(β x)` with β weighting x's tokens, before they are split into chunks: `(β, x)`.
+fn weighted_tokens<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    value: &Traced<'c, 'a>,
+) -> Option<(Traced<'c, 'a>, Traced<'c, 'a>)> {
+    let split = tracer.producer_named(value, "stablehlo.reshape")?;
+    weighted(tracer, &split.operand(0))
+}
+
+/// Whether the program splits `x` as `like` is split (a reshape of `x` to `like`'s shape)
+/// into a value `accept` takes.
+fn split_accepted<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    x: &Traced<'c, 'a>,
+    like: &Traced<'c, 'a>,
+    accept: Reads<'_, 'c, 'a>,
+) -> bool {
+    let x = tracer.resolve(x);
+    users(x.value).into_iter().any(|user| {
+        let Ok(result) = user.result(0) else { return false };
+        let split = Traced { value: result.into(), calls: x.calls.clone() };
+        user.name().as_string_ref().as_str() == Ok("stablehlo.reshape")
+            && split.shape() == like.shape()
+            && accept(&split)
+    })
 }
 
 /// Whether `value` is `exp(γ)`.
@@ -777,6 +958,9 @@ fn pairwise<'c, 'a>(
     let weighted_lhs = |candidate: &Traced<'c, 'a>| {
         expected.row_weight.is_some_and(|is_weight| {
             weighted(tracer, candidate).is_some_and(|(weight, x)| is_weight(&weight) && (expected.lhs)(&x))
+                || weighted_tokens(tracer, candidate).is_some_and(|(weight, x)| {
+                    is_weight(&weight) && split_accepted(tracer, &x, candidate, expected.lhs)
+                })
         })
     };
     let (lhs_places, row_weighted) = match places(&dot.operand(0), expected.lhs) {
