@@ -7,6 +7,23 @@ use melior::ir::{
 };
 use mlir_sys::MlirOperation;
 
+/// The text of a string attribute, `None` for another attribute. melior's
+/// `StringAttribute::value` panics on the empty string, which input may hold.
+pub fn string_attribute(attribute: melior::ir::Attribute) -> Option<String> {
+    use melior::ir::AttributeLike;
+    let raw = attribute.to_raw();
+    // SAFETY: a live attribute; a string attribute's value is `length` bytes at `data`.
+    unsafe {
+        if !mlir_sys::mlirAttributeIsAString(raw) {
+            return None;
+        }
+        let value = mlir_sys::mlirStringAttrGetValue(raw);
+        let bytes =
+            if value.length == 0 { &[][..] } else { std::slice::from_raw_parts(value.data.cast::<u8>(), value.length) };
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
 unsafe extern "C" {
     fn flywheelInlineCall(call: MlirOperation, callee: MlirOperation) -> bool;
 }

@@ -3,7 +3,7 @@
 
 use crate::{layout::Layout, tensor::is_i1};
 use melior::ir::{
-    attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute},
+    attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute},
     operation::{OperationLike, OperationRef},
     Attribute, AttributeLike, Value,
 };
@@ -39,9 +39,8 @@ fn bool_attribute(attribute: Attribute, name: &str) -> Result<bool, AttributeErr
 }
 
 fn layout_attribute(attribute: Attribute) -> Result<Layout, AttributeError> {
-    let text = StringAttribute::try_from(attribute)
-        .map(|string| string.value().to_owned())
-        .map_err(|_| format!("attribute 'layout' must be a string, got {attribute}"))?;
+    let text = crate::ir::string_attribute(attribute)
+        .ok_or_else(|| format!("attribute 'layout' must be a string, got {attribute}"))?;
     Layout::parse(&text).ok_or_else(|| format!("attribute 'layout' must be a permutation of \"BTNH\", got \"{text}\""))
 }
 

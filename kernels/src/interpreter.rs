@@ -9,12 +9,13 @@
 //! The ops it knows are those FlyWheel's kernels use; any other is an error naming it.
 
 use crate::array::{element_count, Array, DType};
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{create_context, stablehlo::splat_value};
 use half::bf16;
 use melior::ir::{
     attribute::{
         ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
-        FloatAttribute, IntegerAttribute, StringAttribute,
+        FloatAttribute, IntegerAttribute,
     },
     operation::{OperationLike, OperationRef},
     BlockLike, BlockRef, Module, RegionLike, Type, TypeLike, Value, ValueLike,
@@ -123,8 +124,8 @@ fn functions<'c, 'a>(module: &'a Module<'c>) -> HashMap<String, OperationRef<'c,
     let mut functions = HashMap::new();
     let mut next = module.body().first_operation();
     while let Some(op) = next {
-        if let Some(name) = op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
-            functions.insert(name.value().to_owned(), op);
+        if let Some(name) = op.attribute("sym_name").ok().and_then(string_attribute) {
+            functions.insert(name, op);
         }
         next = op.next_in_block();
     }
@@ -775,11 +776,7 @@ fn if_else(state: &mut State, op: &OperationRef) -> Result<Vec<Val>, String> {
 /// `backend_config`, decoded.
 pub fn kernel_body<'c: 'a, 'a>(call: &impl OperationLike<'c, 'a>) -> Result<String, String> {
     use base64::Engine;
-    let config = call
-        .attribute("backend_config")
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_owned());
+    let config = call.attribute("backend_config").ok().and_then(string_attribute);
     let body = config.as_deref().and_then(|c| c.split("\"body\": \"").nth(1)).and_then(|rest| rest.split('"').next());
     match body.map(|b| base64::engine::general_purpose::STANDARD.decode(b)) {
         Some(Ok(bytes)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),

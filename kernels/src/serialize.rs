@@ -6,9 +6,10 @@
 use crate::tile_ir::{
     after_definition, computes_only, defining_op, element_type, float_splat, insert_before, splat_before, users,
 };
+use flywheel_dialect::ir::string_attribute;
 use melior::{
     ir::{
-        attribute::{IntegerAttribute, StringAttribute},
+        attribute::IntegerAttribute,
         operation::{
             Operation, OperationBuilder, OperationLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult,
         },
@@ -145,11 +146,7 @@ fn lower_matmul<'c: 'a, 'a>(matmul: OperationRef<'c, 'a>, parts: &mut Parts<'c, 
         != 0;
     let operands: Vec<Value> = matmul.operands().collect();
     let result = matmul.result(0).map_err(|_| "no result")?;
-    let precision = matmul
-        .attribute("precision")
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|p| p.value().to_owned());
+    let precision = matmul.attribute("precision").ok().and_then(string_attribute);
     let product = if element_type(operands[0].r#type()).to_string() != "f32" {
         tpu_matmul(matmul, operands[0], operands[1], operands[2], transposed, false)
     } else if precision.as_deref() == Some("bf16") {

@@ -1,12 +1,13 @@
 //! Reading and rewriting FlyWheel tile IR (the kernel modules `flywheel-tile` writes):
 //! finding the kernels, following values to their users, and building ops in place.
 
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{
     ops::{AttentionOp, GatedDeltaOp},
     stablehlo::splat_value,
 };
 use melior::ir::{
-    attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
+    attribute::{FlatSymbolRefAttribute, IntegerAttribute},
     operation::{Operation, OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
     Attribute, BlockLike, BlockRef, Location, RegionLike, Type, TypeLike, Value, ValueLike,
 };
@@ -59,7 +60,7 @@ pub fn kernel_functions<'c, 'a>(root: OperationRef<'c, 'a>, name: &str) -> Vec<(
 }
 
 fn symbol_name(op: &OperationRef) -> Option<String> {
-    op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned())
+    op.attribute("sym_name").ok().and_then(string_attribute)
 }
 
 /// Where each kernel module is called from (the attention it came from).

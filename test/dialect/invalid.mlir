@@ -26,6 +26,15 @@ func.func @bad_layout(%q: tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32> {
 
 // -----
 
+// An empty string (once a panic inside melior, which reads strings as NUL-terminated).
+func.func @empty_layout(%q: tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32> {
+  // expected-error@+1 {{attribute 'layout' must be a permutation of "BTNH", got ""}}
+  %o = "flywheel.attention"(%q, %q, %q) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.5 : f32, causal = false, layout = "", q_heads = 2, kv_heads = 2} : (tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32>
+  return %o : tensor<1x16x2x8xf32>
+}
+
+// -----
+
 func.func @causal_not_bool(%q: tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32> {
   // expected-error@+1 {{attribute 'causal' must be a bool}}
   %o = "flywheel.attention"(%q, %q, %q) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scale = 0.5 : f32, causal = 1 : i64, layout = "BTNH", q_heads = 2, kv_heads = 2} : (tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32>

@@ -8,10 +8,11 @@ use crate::{
     tpu::pjrt_message,
 };
 use flywheel_dialect::create_context;
+use flywheel_dialect::ir::string_attribute;
 use flywheel_kernels::array::{Array, DType};
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute, TypeAttribute},
+        attribute::{ArrayAttribute, DictionaryAttribute, TypeAttribute},
         operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
         r#type::{FunctionType, RankedTensorType},
         Attribute, BlockLike, Identifier, Module, ShapedTypeLike,
@@ -109,9 +110,7 @@ pub fn for_cpu(module: &[u8]) -> Result<(Cow<'_, [u8]>, Partitioning, bool), Str
 /// replicated sharding: one left out would be given whatever Shardy or GSPMD propagates
 /// to it.
 fn replicate_entry(context: &Context, module: &Module, partitioning: Partitioning) -> Result<(), String> {
-    let symbol = |op: &OperationRef| {
-        op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned())
-    };
+    let symbol = |op: &OperationRef| op.attribute("sym_name").ok().and_then(string_attribute);
     let mut mesh = None;
     let mut functions = Vec::new();
     let mut next = module.body().first_operation();
@@ -120,11 +119,7 @@ fn replicate_entry(context: &Context, module: &Module, partitioning: Partitionin
         match op.name().as_string_ref().as_str() {
             Ok("sdy.mesh") => mesh = mesh.or_else(|| symbol(&op)),
             Ok("func.func")
-                if op
-                    .attribute("sym_visibility")
-                    .ok()
-                    .and_then(|a| StringAttribute::try_from(a).ok())
-                    .is_none_or(|s| s.value() == "public") =>
+                if op.attribute("sym_visibility").ok().and_then(string_attribute).is_none_or(|s| s == "public") =>
             {
                 functions.push(op)
             }

@@ -34,11 +34,7 @@ pub fn call_interpreter(context: &Context, module: &Module) -> Result<bool, Stri
     let mut calls = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name().as_string_ref().as_str().map(str::to_owned);
-        let target = op
-            .attribute("call_target_name")
-            .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_owned());
+        let target = op.attribute("call_target_name").ok().and_then(flywheel_dialect::ir::string_attribute);
         if name.as_deref() == Ok("stablehlo.custom_call") && target.as_deref() == Some("tpu_custom_call") {
             calls.push(op.to_raw());
         }

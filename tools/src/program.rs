@@ -1,9 +1,10 @@
 //! What the tools need to know about a program before handing it to PJRT: its entry
 //! function's signature and how it is partitioned over chips.
 
+use flywheel_dialect::ir::string_attribute;
 use flywheel_kernels::array::{type_text, DType};
 use melior::ir::{
-    attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
+    attribute::{IntegerAttribute, TypeAttribute},
     operation::OperationLike,
     r#type::{FunctionType, RankedTensorType, ShapedTypeLike},
     BlockLike, Module, Type,
@@ -36,13 +37,9 @@ pub fn entry_signature(module: &Module) -> Result<Signature, String> {
     let mut next = body.first_operation();
     while let Some(operation) = next {
         if operation.name().as_string_ref().as_str() == Ok("func.func") {
-            let name = operation.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
-            let private = operation
-                .attribute("sym_visibility")
-                .ok()
-                .and_then(|a| StringAttribute::try_from(a).ok())
-                .is_some_and(|v| v.value() == "private");
-            let name = name.map(|n| n.value().to_owned()).unwrap_or_default();
+            let private =
+                operation.attribute("sym_visibility").ok().and_then(string_attribute).is_some_and(|v| v == "private");
+            let name = operation.attribute("sym_name").ok().and_then(string_attribute).unwrap_or_default();
             if name == "main" {
                 return function_signature(&operation);
             }

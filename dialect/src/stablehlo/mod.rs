@@ -12,7 +12,7 @@ pub use payload::{
 use crate::tensor::is_i1;
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute},
+        attribute::{ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute},
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         Attribute, AttributeLike, BlockLike, Location, Operation, RegionLike, Type, Value,
     },
@@ -346,9 +346,7 @@ impl CustomCall<'_, '_> {
     pub fn call_target_name(&self) -> Result<String, ViewError> {
         let name = "call_target_name";
         let attribute = attribute(&self.op, name)?;
-        StringAttribute::try_from(attribute)
-            .map(|string| string.value().to_owned())
-            .map_err(|_| wrong(&self.op, name, "a string", attribute))
+        crate::ir::string_attribute(attribute).ok_or_else(|| wrong(&self.op, name, "a string", attribute))
     }
     /// `backend_config` as written: a string (JSON for Mosaic kernels) or a dictionary.
     pub fn backend_config(&self) -> Option<Attribute<'_>> {

@@ -3,13 +3,14 @@
 //! effect on axes `atoms` follows.
 
 use crate::analysis::atoms::{self, Atoms, Axis, Mismatch};
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{
     ir::{block_argument, op_result},
     stablehlo::{splat_value, BroadcastInDim, Constant, Reshape, Transpose},
     tensor::TensorInfo,
 };
 use melior::ir::{
-    attribute::{FlatSymbolRefAttribute, StringAttribute},
+    attribute::FlatSymbolRefAttribute,
     operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
     BlockLike, RegionLike, Value, ValueLike,
 };
@@ -83,14 +84,11 @@ impl<'c, 'a> Tracer<'c, 'a> {
         let body = module.region(0).ok().and_then(|region| region.first_block());
         let mut next = body.and_then(|block| block.first_operation());
         while let Some(op) = next {
-            let private = op
-                .attribute("sym_visibility")
-                .ok()
-                .and_then(|a| StringAttribute::try_from(a).ok())
-                .is_some_and(|v| v.value() == "private");
-            let name = op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
+            let private =
+                op.attribute("sym_visibility").ok().and_then(string_attribute).is_some_and(|v| v == "private");
+            let name = op.attribute("sym_name").ok().and_then(string_attribute);
             if let (true, true, Some(name)) = (op.name().as_string_ref().as_str() == Ok("func.func"), private, name) {
-                private_functions.insert(name.value().to_owned(), op);
+                private_functions.insert(name, op);
             }
             next = op.next_in_block();
         }

@@ -12,11 +12,12 @@ use crate::{
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use base64::Engine;
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{diagnostics::emit_error, stablehlo::build};
 use flywheel_kernels::serialize::serialize;
 use melior::{
     ir::{
-        attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute},
+        attribute::{FlatSymbolRefAttribute, IntegerAttribute},
         operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult},
         Attribute, BlockLike, RegionLike, Value, ValueLike,
     },
@@ -113,9 +114,8 @@ fn kernel_module<'c, 'a>(root: OperationRef<'c, 'a>, op: OperationRef<'c, 'a>) -
     let mut next =
         root.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
     while let Some(candidate) = next {
-        let name = candidate.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
-        if candidate.name().as_string_ref().as_str() == Ok("builtin.module")
-            && name.is_some_and(|name| name.value() == symbol)
+        let name = candidate.attribute("sym_name").ok().and_then(string_attribute);
+        if candidate.name().as_string_ref().as_str() == Ok("builtin.module") && name.as_deref() == Some(symbol.as_str())
         {
             return Ok(candidate);
         }

@@ -32,11 +32,11 @@ use crate::{
     pass::{external_pass, Anchor, PassId, PassInfo},
     target::Generation,
 };
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{diagnostics::emit_remark, layout::Axis as Role, ops::AttentionOp, tensor::TensorInfo};
 use flywheel_kernels::tile_ir::{attention_ops, gated_delta_ops, set_attribute};
 use melior::{
     ir::{
-        attribute::StringAttribute,
         operation::{OperationLike, OperationRef},
         Value,
     },
@@ -268,9 +268,9 @@ pub fn recorded_gated_delta(op: OperationRef) -> Result<(bool, bool), String> {
 fn recorded_choice(op: OperationRef, name: &str, baseline: &str, other: &str) -> Result<bool, String> {
     match op.attribute(name) {
         Err(_) => Ok(false),
-        Ok(attribute) => match StringAttribute::try_from(attribute).map(|s| s.value().to_owned()) {
-            Ok(value) if value == baseline => Ok(false),
-            Ok(value) if value == other => Ok(true),
+        Ok(attribute) => match string_attribute(attribute) {
+            Some(value) if value == baseline => Ok(false),
+            Some(value) if value == other => Ok(true),
             _ => Err(format!("{name} is {attribute}, not \"{baseline}\" or \"{other}\"")),
         },
     }

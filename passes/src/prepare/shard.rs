@@ -155,11 +155,7 @@ fn meshes<'c>(module: OperationRef<'c, '_>) -> Result<Vec<Mesh>, (Location<'c>, 
         if op.name().as_string_ref().as_str() != Ok("sdy.mesh") {
             continue;
         }
-        let name = op
-            .attribute("sym_name")
-            .ok()
-            .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_owned());
+        let name = op.attribute("sym_name").ok().and_then(flywheel_dialect::ir::string_attribute);
         let text = op.attribute("mesh").map(|a| a.to_string()).unwrap_or_default();
         match (name, parse_mesh_axes(&text)) {
             (Some(name), Some(axes)) => meshes.push(Mesh { name, axes }),

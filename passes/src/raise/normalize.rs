@@ -10,6 +10,7 @@ use crate::{
     options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{
     diagnostics::emit_remark,
     ir::{defining_op, inline_call},
@@ -19,7 +20,7 @@ use flywheel_dialect::{
 };
 use melior::{
     ir::{
-        attribute::{FlatSymbolRefAttribute, StringAttribute},
+        attribute::FlatSymbolRefAttribute,
         operation::{OperationLike, OperationRef, WalkOrder, WalkResult},
         AttributeLike, BlockLike, RegionLike, Value, ValueLike,
     },
@@ -80,12 +81,12 @@ fn private_functions<'c, 'a>(module: OperationRef<'c, 'a>) -> HashMap<String, Op
     let mut next =
         module.region(0).ok().and_then(|region| region.first_block()).and_then(|block| block.first_operation());
     while let Some(op) = next {
-        let text = |name: &str| op.attribute(name).ok().and_then(|a| StringAttribute::try_from(a).ok());
-        let private = text("sym_visibility").is_some_and(|visibility| visibility.value() == "private");
+        let text = |name: &str| op.attribute(name).ok().and_then(string_attribute);
+        let private = text("sym_visibility").is_some_and(|visibility| visibility == "private");
         if let (true, true, Some(name)) =
             (op.name().as_string_ref().as_str() == Ok("func.func"), private, text("sym_name"))
         {
-            functions.insert(name.value().to_owned(), op);
+            functions.insert(name, op);
         }
         next = op.next_in_block();
     }

@@ -13,6 +13,7 @@ use crate::{
     target::Generation,
 };
 use attention::{tile, Blocks};
+use flywheel_dialect::ir::string_attribute;
 use flywheel_dialect::{
     layout::{Axis as Role, Layout},
     tensor::TensorInfo,
@@ -24,7 +25,6 @@ use gated_delta::{
 };
 use melior::{
     ir::{
-        attribute::StringAttribute,
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
         BlockLike, RegionLike, Type, Value, ValueLike,
     },
@@ -217,8 +217,8 @@ fn fresh_symbol(module: OperationRef, prefix: &str) -> String {
     if let Some(block) = module.region(0).ok().and_then(|region| region.first_block()) {
         let mut next = block.first_operation();
         while let Some(op) = next {
-            if let Some(name) = op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
-                taken.insert(name.value().to_owned());
+            if let Some(name) = op.attribute("sym_name").ok().and_then(string_attribute) {
+                taken.insert(name);
             }
             next = op.next_in_block();
         }
