@@ -97,7 +97,7 @@ pub struct Array {
 impl Array {
     /// Wraps raw bytes, checking their length against the shape.
     pub fn from_bytes(dtype: DType, dims: Vec<i64>, bytes: Vec<u8>) -> Result<Array, String> {
-        let expected = element_count(&dims) * dtype.size();
+        let expected = element_count(&dims).saturating_mul(dtype.size());
         if bytes.len() != expected {
             return Err(format!(
                 "{} bytes do not hold a {} array of {dtype} ({expected} bytes)",
@@ -195,8 +195,10 @@ pub fn type_text(dtype: DType, dims: &[i64]) -> String {
     format!("tensor<{dims}{dtype}>")
 }
 
+/// The number of elements of a shape; `usize::MAX` when that overflows (a hostile
+/// header's shape), which no buffer holds.
 pub fn element_count(dims: &[i64]) -> usize {
-    dims.iter().map(|&dim| dim.max(0) as usize).product()
+    dims.iter().try_fold(1usize, |count, &dim| count.checked_mul(dim.max(0) as usize)).unwrap_or(usize::MAX)
 }
 
 fn shape_text(dims: &[i64]) -> String {

@@ -226,6 +226,15 @@ mod tests {
     }
 
     #[test]
+    fn shapes_that_overflow_are_errors() {
+        for order in ["False", "True"] {
+            let header = format!("{{'descr': '<f4', 'fortran_order': {order}, 'shape': (4294967296, 4294967296, 4), }}\n");
+            let error = decode(&npy(&header, &[0; 8])).unwrap_err();
+            assert!(error.contains("do not hold"), "{error}");
+        }
+    }
+
+    #[test]
     fn fortran_order_is_transposed() {
         // np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3)) stores 0 3 1 4 2 5.
         let data: Vec<u8> = [0i32, 3, 1, 4, 2, 5].iter().flat_map(|v| v.to_le_bytes()).collect();
