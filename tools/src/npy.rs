@@ -228,7 +228,8 @@ mod tests {
     #[test]
     fn shapes_that_overflow_are_errors() {
         for order in ["False", "True"] {
-            let header = format!("{{'descr': '<f4', 'fortran_order': {order}, 'shape': (4294967296, 4294967296, 4), }}\n");
+            let header =
+                format!("{{'descr': '<f4', 'fortran_order': {order}, 'shape': (4294967296, 4294967296, 4), }}\n");
             let error = decode(&npy(&header, &[0; 8])).unwrap_err();
             assert!(error.contains("do not hold"), "{error}");
         }

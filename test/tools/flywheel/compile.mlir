@@ -32,6 +32,11 @@
 // SHARDED: memory: outputs {{ *}}32768
 // RUN: not flywheel compile --target v6e %S/../../fixtures/attention_heads_sharded_bf16.mlir 2>&1 | FileCheck %s --check-prefix=TOO-FEW-CHIPS
 // TOO-FEW-CHIPS: flywheel: error: the module is partitioned over 4 devices but topology 'v6e:1x1' has 1
+// A topology with an extent of 0 (once a division by zero inside libtpu) or no extents is
+// refused before libtpu sees it: exit 2.
+// RUN: not flywheel compile --target v6e --topology v6e:0x0 %S/../../fixtures/attention_gqa_bf16.mlir 2>&1 | FileCheck %s --check-prefix=BAD-TOPOLOGY
+// RUN: not flywheel compile --target v6e --topology v6e %S/../../fixtures/attention_gqa_bf16.mlir 2>&1 | FileCheck %s --check-prefix=BAD-TOPOLOGY
+// BAD-TOPOLOGY: is not a topology NAME:AxB or NAME:AxBxC with extents of 1 or more
 // RUN: flywheel compile --target v5e %S/../../fixtures/gdn_chunked_f32.mlir 2>/dev/null | FileCheck %s --check-prefix=V5E
 // V5E: for v5e:1x1
 

@@ -40,6 +40,11 @@
 // NAN-TOLERANCE-NOT: check: passed
 
 // Errors: one line each, exit 1 for the module, 2 for everything else.
+// A parameter larger than any machine holds is refused before anything is allocated
+// (it once aborted on the allocation).
+// RUN: sed 's/tensor<2x3xf32>/tensor<6148914691236517206x3xf32>/g' %S/Inputs/known_answer_f32.mlir > %t.huge.mlir
+// RUN: not flywheel run %t.huge.mlir 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: flywheel: error: {{.*}}huge.mlir: parameter 0 is tensor<6148914691236517206x3xf32>, too large to run on the CPU
 // RUN: not flywheel run --plugin %t.missing.so %S/Inputs/known_answer_f32.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: flywheel: error: PJRT CPU plugin not found at {{.*}}missing.so
 // RUN: flywheel run --plugin %t.missing.so %S/Inputs/known_answer_f32.mlir 2>/dev/null; test $? -eq 2

@@ -7,7 +7,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use flywheel_dialect::create_context;
-use flywheel_kernels::array::{Array, Rng};
+use flywheel_kernels::array::{element_count, Array, Rng};
 use flywheel_tools::{
     compare::{compare, Tolerance},
     cpu::{locate_cpu_plugin, CpuError, CpuRunner},
@@ -107,7 +107,7 @@ struct TpuArgs {
     #[arg(long, value_enum)]
     target: Target,
     /// A topology of the target, e.g. v6e:2x2 (default: one chip).
-    #[arg(long)]
+    #[arg(long, value_parser = topology_arg)]
     topology: Option<String>,
     /// libtpu.so (default: $FLYWHEEL_LIBTPU, else the project venv).
     #[arg(long)]
@@ -344,6 +344,19 @@ fn profile_in_child(directory: &Path) -> Result<(), Failure> {
     }
 }
 
+/// A topology `name:AxB` or `name:AxBxC`, every extent a whole number of one or more (a
+/// zero extent made libtpu divide by zero).
+fn topology_arg(text: &str) -> Result<String, String> {
+    let extents = text.split_once(':').map(|(_, extents)| extents).unwrap_or_default();
+    let valid = extents.split('x').all(|extent| extent.parse::<u32>().is_ok_and(|n| n >= 1))
+        && (2..=3).contains(&extents.split('x').count());
+    if valid {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("`{text}` is not a topology NAME:AxB or NAME:AxBxC with extents of 1 or more"))
+    }
+}
+
 fn topology(tpu: &TpuArgs) -> String {
     tpu.topology.clone().unwrap_or_else(|| tpu.target.single_chip_topology().to_owned())
 }
@@ -380,8 +393,22 @@ fn load_runner(cpu: &CpuArgs) -> Result<CpuRunner, Failure> {
 }
 
 /// The inputs `--inputs` names, checked against the program's parameters.
+/// The largest input `run` and `check` make or read (64 GiB).
+const MAX_INPUT_BYTES: usize = 1 << 36;
+
 fn inputs(cpu: &CpuArgs, program: &CpuProgram) -> Result<Vec<Array>, Failure> {
     let parameters = &program.signature.parameters;
+    // Inputs are made in memory: refuse what no machine holds before allocating it.
+    for (index, parameter) in parameters.iter().enumerate() {
+        let bytes = element_count(&parameter.dims).saturating_mul(parameter.dtype.size());
+        if bytes > MAX_INPUT_BYTES {
+            return Err(Failure::Module(format!(
+                "{}: parameter {index} is {}, too large to run on the CPU",
+                program.path.display(),
+                parameter.type_text()
+            )));
+        }
+    }
     if cpu.inputs == "random" {
         let mut rng = Rng::new(cpu.seed);
         return Ok(parameters.iter().map(|p| Array::random(p.dtype, p.dims.clone(), &mut rng)).collect());
