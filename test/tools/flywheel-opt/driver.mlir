@@ -7,6 +7,12 @@
 // RUN: cat %s | flywheel-opt - --flywheel-verify | FileCheck %s --check-prefix=KEPT
 // RUN: flywheel-opt %s -o /dev/null && test -c /dev/null
 // RUN: flywheel-opt %s --emit-bytecode -o %t.bc && flywheel-opt %t.bc | FileCheck %s --check-prefix=KEPT
+// -o through a symbolic link writes its target and keeps the target's permissions.
+// RUN: rm -rf %t.dir && mkdir %t.dir && echo old > %t.dir/real.mlir && chmod 640 %t.dir/real.mlir
+// RUN: ln -s real.mlir %t.dir/link.mlir && flywheel-opt %s -o %t.dir/link.mlir
+// RUN: test -L %t.dir/link.mlir && stat -c %a %t.dir/real.mlir | FileCheck %s --check-prefix=MODE
+// MODE: 640
+// RUN: FileCheck %s --check-prefix=KEPT < %t.dir/real.mlir
 
 // RUN: flywheel-opt --help | FileCheck %s --check-prefix=HELP
 // HELP: Usage: flywheel-opt [OPTIONS] [INPUT]
