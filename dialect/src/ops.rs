@@ -138,14 +138,23 @@ impl<'c, 'a> AttentionOp<'c, 'a> {
         integer_attribute(attribute(&self.op, "kv_heads")?, "kv_heads")
     }
 
-    /// `(left, right)`: query i may attend keys i - left ..= i + right.
+    /// `(left, right)`: query i may attend keys i - left ..= i + right. Each bound is
+    /// at most the longest extent of q and k: a wider one masks nothing more, and the
+    /// kernels and the reference lowering compute positions in 32 bits.
     pub fn window(&self) -> Result<Option<(i64, i64)>, AttributeError> {
         let Some(attribute) = optional_attribute(&self.op, "window") else {
             return Ok(None);
         };
         let array = DenseI64ArrayAttribute::try_from(attribute).ok();
+        let longest = [self.q(), self.k()]
+            .into_iter()
+            .flatten()
+            .filter_map(crate::tensor::TensorInfo::of_value)
+            .flat_map(|info| info.shape.into_iter().flatten())
+            .max()
+            .unwrap_or(i64::MAX);
         match array.map(|a| (a.len(), a.element(0), a.element(1))) {
-            Some((2, Ok(left), Ok(right))) => Ok(Some((left, right))),
+            Some((2, Ok(left), Ok(right))) => Ok(Some((left.min(longest), right.min(longest)))),
             _ => Err(format!("attribute 'window' must be array<i64: left, right>, got {attribute}")),
         }
     }
