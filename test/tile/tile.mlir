@@ -384,6 +384,14 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=transposed-whole-keys=-1 -o %t.negative.mlir 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: flywheel-tile: transposed-whole-keys must be at least 0, not -1
 // RUN: not test -e %t.negative.mlir
+// A head wider than the kernel serves (its blocks stop fitting VMEM; a head of 2^31 once
+// took minutes in the kernel's text) is kept for the reference lowering, with a remark;
+// the widest served head still gets its kernel.
+// RUN: sed 's/1x2x256x128xbf16/1x2x256x1024xbf16/g' %S/../Inputs/attention-bnth-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=WIDE-HEAD
+// WIDE-HEAD: remark: kept for the reference lowering: head dim 1024 (the kernel serves up to 512)
+// WIDE-HEAD-NOT: flywheel.attention_kernel
+// RUN: sed 's/1x2x256x128xbf16/1x2x256x512xbf16/g' %S/../Inputs/attention-bnth-bf16.mlir | flywheel-opt --flywheel-tile=remarks=true 2>&1 | FileCheck %s --check-prefix=HEAD-512
+// HEAD-512: remark: tiled into a Mosaic kernel
 // Block sizes of zero or less (once a division by zero inside the pass) are refused too.
 // RUN: not flywheel-opt %S/../Inputs/attention-bnth-bf16.mlir --flywheel-tile=block-q=0 -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK-ZERO
 // BLOCK-ZERO: error: flywheel-tile: block-q must be at least 1, not 0

@@ -35,6 +35,8 @@ const CAUSAL_CANDIDATES: &[(i64, i64)] = &[(512, 512), (512, 1024), (1024, 512),
 
 /// The most query rows (queries x group heads) one grid step stacks.
 const MAX_STACKED_ROWS: i64 = 2048;
+/// The widest query/key or value head the kernel serves.
+const MAX_HEAD_DIM: i64 = 512;
 
 /// The most elements of one grid step's score tile.
 const MAX_SCORE_ELEMENTS: i64 = 2048 * 1024;
@@ -222,6 +224,12 @@ fn plan(attention: AttentionOp, blocks: Blocks) -> Result<KernelPlan, String> {
     };
     let at = |dims: &[i64], role: Role| dims[layout.position(role)];
     let (queries, keys) = (at(&q, Role::Sequence), at(&k, Role::Sequence));
+    // The q, k and v blocks of a wider head stop fitting VMEM; the generated kernel's text
+    // grows with the head too (2^31 once took minutes to parse).
+    let widest = at(&q, Role::HeadDim).max(at(&v, Role::HeadDim));
+    if widest > MAX_HEAD_DIM {
+        return Err(format!("head dim {widest} (the kernel serves up to {MAX_HEAD_DIM})"));
+    }
     let (block_q, block_kv) = if attention.causal()? { blocks.causal } else { blocks.plain };
     // Fewer keys and as many more queries, the same score tile.
     let (block_q, block_kv) = if blocks.generation == Generation::Tpu7x
