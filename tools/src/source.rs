@@ -30,9 +30,44 @@ pub fn split_chunks(text: &str) -> Vec<String> {
     chunks
 }
 
+/// Where text input uses a construct MLIR 22's parser crashes on (a segfault, in upstream
+/// `mlir-opt-22` too): a dense array of `index` elements, `array<index: ...>`.
+fn crashing_construct(bytes: &[u8]) -> Option<(usize, usize)> {
+    let text = String::from_utf8_lossy(bytes);
+    text.lines().enumerate().find_map(|(line, content)| {
+        // Outside string literals and before a `//` comment.
+        let (mut in_string, mut escaped) = (false, false);
+        for (at, character) in content.char_indices() {
+            match character {
+                '"' if !escaped => in_string = !in_string,
+                '/' if !in_string && content[at..].starts_with("//") => return None,
+                'a' if !in_string && content[at..].starts_with("array<") => {
+                    let rest = content[at + "array<".len()..].trim_start();
+                    let index_elements =
+                        rest.strip_prefix("index").is_some_and(|after| after.trim_start().starts_with([':', '>']));
+                    if index_elements {
+                        return Some((line + 1, content[..at].chars().count() + 1));
+                    }
+                }
+                _ => {}
+            }
+            escaped = character == '\\' && !escaped;
+        }
+        None
+    })
+}
+
 /// Parses text or bytecode into a module (bare top-level ops get an implicit module).
 /// Errors are reported through the context's diagnostics.
 pub fn parse_module<'c>(context: &'c Context, bytes: &[u8]) -> Option<Module<'c>> {
+    if let Some((line, column)) = crashing_construct(bytes).filter(|_| !is_bytecode(bytes)) {
+        let location = melior::ir::Location::new(context, "-", line, column);
+        flywheel_dialect::diagnostics::emit_error(
+            location,
+            "dense arrays of index elements (`array<index: ...>`) are not accepted: MLIR 22's parser crashes on them",
+        );
+        return None;
+    }
     // `Module::parse` takes `&str`; bytecode is not UTF-8, so pass the bytes directly.
     let source = MlirStringRef { data: bytes.as_ptr().cast(), length: bytes.len() };
     let raw = unsafe { mlirModuleCreateParse(context.to_raw(), source) };
@@ -49,6 +84,15 @@ mod tests {
         let chunks = split_chunks(text);
         assert_eq!(chunks, vec!["a\n", "\n\nb\nc\n", "\n\n\n\n\nd"]);
         assert_eq!(chunks[2].lines().nth(5), Some("d"));
+    }
+
+    #[test]
+    fn index_arrays_are_found() {
+        assert_eq!(crashing_construct(b"a\n  \"t.op\"() {x = array<index: 1>} : () -> ()"), Some((2, 17)));
+        // Not in a comment or a string.
+        assert_eq!(crashing_construct(b"// x = array<index: 1>\n{s = \"array<index: 1>\"}"), None);
+        assert_eq!(crashing_construct(b"{x = array< index >}"), Some((1, 6)));
+        assert_eq!(crashing_construct(b"{x = array<i64: 1>, y = array<indexed: 2>}"), None);
     }
 
     #[test]

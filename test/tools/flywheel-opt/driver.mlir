@@ -39,6 +39,12 @@
 
 // Malformed input: a located error, exit 1, and no output file (an existing one is kept).
 // RUN: not flywheel-opt %S/Inputs/malformed.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// A dense array of index elements, on which MLIR 22's parser segfaults (mlir-opt-22 too),
+// is refused before parsing, at its position: exit 1, no output.
+// RUN: printf '"test.op"() {x = array<index: 1>} : () -> ()\n' > %t.index.mlir
+// RUN: not flywheel-opt %t.index.mlir -o %t.index.out 2>&1 | FileCheck %s --check-prefix=INDEX-ARRAY
+// INDEX-ARRAY: index.mlir:1:18: error: dense arrays of index elements (`array<index: ...>`) are not accepted
+// RUN: not test -e %t.index.out
 // A FlyWheel op in custom form, which MLIR fails to parse without a diagnostic: still an
 // error line, exit 1, no output.
 // RUN: printf 'flywheel.gated_delta\n' > %t.custom.mlir
