@@ -32,6 +32,8 @@ pub enum ViewError {
     WrongAttribute { op: String, name: String, expected: &'static str, found: String },
     #[error("'{op}' attribute '{name}': {source}")]
     Payload { op: String, name: String, source: PayloadError },
+    #[error("'{op}' attribute '{name}' {problem}")]
+    OutOfRange { op: String, name: String, problem: String },
 }
 
 /// The `(dialect namespace, data)` of an opaque attribute such as `#stablehlo<...>`.
@@ -87,6 +89,24 @@ fn op_name(op: &OperationRef) -> String {
 
 fn wrong(op: &OperationRef, name: &str, expected: &'static str, found: Attribute) -> ViewError {
     ViewError::WrongAttribute { op: op_name(op), name: name.into(), expected, found: found.to_string() }
+}
+
+/// The rank of a ranked tensor value.
+fn rank(value: Value) -> Option<usize> {
+    crate::tensor::TensorInfo::of_value(value).map(|info| info.shape.len())
+}
+
+/// Checks that `dims` are distinct axes of a tensor of `rank` (`None`: unranked, unchecked).
+fn axes_of(op: &OperationRef, name: &str, dims: &[i64], rank: Option<usize>) -> Result<(), ViewError> {
+    let out_of_range = |problem: String| ViewError::OutOfRange { op: op_name(op), name: name.into(), problem };
+    let Some(rank) = rank else { return Ok(()) };
+    if let Some(&bad) = dims.iter().find(|&&d| d < 0 || d as usize >= rank) {
+        return Err(out_of_range(format!("names axis {bad} of a rank-{rank} tensor")));
+    }
+    if (1..dims.len()).any(|i| dims[..i].contains(&dims[i])) {
+        return Err(out_of_range(format!("names an axis twice: {dims:?}")));
+    }
+    Ok(())
 }
 
 fn attribute<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Attribute<'c>, ViewError> {
@@ -184,9 +204,26 @@ impl<'c, 'a> DotGeneral<'c, 'a> {
     pub fn rhs(&self) -> Value<'c, 'a> {
         self.operand(1)
     }
+    /// The dimension numbers, checked against the operands: every axis in range and named
+    /// once per side, as many batch and contracting axes on both sides.
     pub fn dimension_numbers(&self) -> Result<DotDimensionNumbers, ViewError> {
         let name = "dot_dimension_numbers";
-        payload(&self.op, name, attribute(&self.op, name)?, DotDimensionNumbers::parse)
+        let numbers = payload(&self.op, name, attribute(&self.op, name)?, DotDimensionNumbers::parse)?;
+        let lhs = [numbers.lhs_batching.clone(), numbers.lhs_contracting.clone()].concat();
+        let rhs = [numbers.rhs_batching.clone(), numbers.rhs_contracting.clone()].concat();
+        if self.op.operand_count() != 2
+            || numbers.lhs_batching.len() != numbers.rhs_batching.len()
+            || numbers.lhs_contracting.len() != numbers.rhs_contracting.len()
+        {
+            return Err(ViewError::OutOfRange {
+                op: op_name(&self.op),
+                name: name.into(),
+                problem: "does not pair the two operands' batch and contracting axes".into(),
+            });
+        }
+        axes_of(&self.op, name, &lhs, rank(self.lhs()))?;
+        axes_of(&self.op, name, &rhs, rank(self.rhs()))?;
+        Ok(numbers)
     }
     /// The per-operand precisions; empty when the op does not say.
     pub fn precision(&self) -> Result<Vec<Precision>, ViewError> {
@@ -245,7 +282,10 @@ impl<'c, 'a> Reduce<'c, 'a> {
         self.operand(self.input_count() + index)
     }
     pub fn dimensions(&self) -> Result<Vec<i64>, ViewError> {
-        i64_array(&self.op, "dimensions")
+        let dimensions = i64_array(&self.op, "dimensions")?;
+        let input_rank = self.op.operand(0).ok().and_then(rank);
+        axes_of(&self.op, "dimensions", &dimensions, input_rank)?;
+        Ok(dimensions)
     }
     /// The reducer, if the body is exactly `return(op(arg0, arg1))` of a single input.
     pub fn reducer(&self) -> Option<Reducer> {
@@ -278,8 +318,16 @@ impl<'c, 'a> BroadcastInDim<'c, 'a> {
     pub fn input(&self) -> Value<'c, 'a> {
         self.operand(0)
     }
+    /// One distinct result axis per input axis, checked.
     pub fn broadcast_dimensions(&self) -> Result<Vec<i64>, ViewError> {
-        i64_array(&self.op, "broadcast_dimensions")
+        let name = "broadcast_dimensions";
+        let dimensions = i64_array(&self.op, name)?;
+        if rank(self.input()).is_some_and(|input| input != dimensions.len()) {
+            let problem = "does not name one axis per input axis".into();
+            return Err(ViewError::OutOfRange { op: op_name(&self.op), name: name.into(), problem });
+        }
+        axes_of(&self.op, name, &dimensions, rank(self.result()))?;
+        Ok(dimensions)
     }
 }
 
@@ -320,9 +368,11 @@ impl Iota<'_, '_> {
     pub fn iota_dimension(&self) -> Result<i64, ViewError> {
         let name = "iota_dimension";
         let attribute = attribute(&self.op, name)?;
-        IntegerAttribute::try_from(attribute)
+        let dimension = IntegerAttribute::try_from(attribute)
             .map(|integer| integer.value())
-            .map_err(|_| wrong(&self.op, name, "an integer", attribute))
+            .map_err(|_| wrong(&self.op, name, "an integer", attribute))?;
+        axes_of(&self.op, name, &[dimension], rank(self.result()))?;
+        Ok(dimension)
     }
 }
 
@@ -337,8 +387,16 @@ impl<'c> Constant<'c, '_> {
 }
 
 impl Transpose<'_, '_> {
+    /// A permutation of the operand's axes, checked.
     pub fn permutation(&self) -> Result<Vec<i64>, ViewError> {
-        i64_array(&self.op, "permutation")
+        let permutation = i64_array(&self.op, "permutation")?;
+        let input_rank = rank(self.operand(0));
+        if input_rank.is_some_and(|input| input != permutation.len()) {
+            let problem = "is not a permutation of the operand's axes".into();
+            return Err(ViewError::OutOfRange { op: op_name(&self.op), name: "permutation".into(), problem });
+        }
+        axes_of(&self.op, "permutation", &permutation, input_rank)?;
+        Ok(permutation)
     }
 }
 

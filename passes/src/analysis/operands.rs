@@ -157,7 +157,8 @@ pub fn extend_root<'c, 'a>(
         if !(layout || through_converts && node.is("stablehlo.convert")) {
             break;
         }
-        let step = layout_step(&node, ANY_LAYOUT).expect("a layout op");
+        // A transpose whose permutation does not check out is not followed.
+        let Some(step) = layout_step(&node, ANY_LAYOUT) else { break };
         axes = apply_layout(atoms, &axes, std::slice::from_ref(&step))?;
         matched.push(user);
         root = user.result(0).expect("one result").into();

@@ -424,6 +424,12 @@ fn match_attention<'c, 'a>(tracer: &Tracer<'c, 'a>, dot: OperationRef<'c, 'a>) -
         note(&mut matched, &chain.values[start + 1..]);
     }
     logits_info.scale *= q.scale * k.scale;
+    // The op holds f32 attributes: a scale or cap past f32's range (or infinite) is no
+    // attention a kernel computes.
+    let finite = |value: f64| value != 0.0 && (value as f32).is_finite();
+    if !finite(logits_info.scale) || logits_info.soft_cap.is_some_and(|cap| !finite(cap)) {
+        return miss("the scale or the logit soft cap is zero, infinite or past f32's range");
+    }
     let mixed = p_element != v_element;
     let f32_scores = (0..2).all(|side| qk.operand(side).element_type().as_deref() == Some("f32"));
     let widen = mixed && f32_scores;
@@ -615,7 +621,8 @@ fn logits_chain<'c, 'a>(
                 return Ok((node, steps));
             }
             "stablehlo.transpose" | "stablehlo.reshape" => {
-                (LogitsStep::Layout(layout_step(&node, ANY_LAYOUT).expect("a layout op")), node.operand(0))
+                let step = layout_step(&node, ANY_LAYOUT).ok_or(Miss("a transpose's permutation is invalid".into()))?;
+                (LogitsStep::Layout(step), node.operand(0))
             }
             "stablehlo.convert" => (LogitsStep::Convert, node.operand(0)),
             "stablehlo.divide" => match splat(1) {

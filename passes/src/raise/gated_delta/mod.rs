@@ -354,6 +354,10 @@ fn finish<'c, 'a>(
     }
     let operands: [Operand; 5] = operands.try_into().map_err(|_| Miss("five operands".into()))?;
     let scale = operands[0].scale * body.q_scale;
+    // The op holds an f32 scale.
+    if scale == 0.0 || !(scale as f32).is_finite() {
+        return miss("the scale of q is zero, infinite or past f32's range");
+    }
     let q_roles = [
         (Role::Batch, batch.clone()),
         (Role::Sequence, time.clone()),

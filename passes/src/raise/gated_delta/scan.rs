@@ -33,6 +33,11 @@ pub(crate) fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a
     };
     let (condition_arguments, body_arguments) = (arguments(condition), arguments(body));
     let returned: Vec<Value> = last_operation(body)?.operands().collect();
+    // StableHLO is unregistered here, so nothing has checked that the loop's parts agree.
+    let carried = op.operand_count();
+    if [condition_arguments.len(), body_arguments.len(), returned.len(), op.result_count()] != [carried; 4] {
+        return None;
+    }
     let test = tracer.producer(&Traced::outer(last_operation(condition)?.operand(0).ok()?))?;
     let compare = Compare::from_operation(test.op)?;
     if compare.direction().ok()? != ComparisonDirection::Lt {
