@@ -242,9 +242,17 @@ impl<'c, 'a> DotGeneral<'c, 'a> {
 }
 
 impl<'c, 'a> Scatter<'c, 'a> {
+    /// The dimension numbers of a one-operand scatter, its axes checked against the
+    /// operand's and the updates' ranks.
     pub fn dimension_numbers(&self) -> Result<ScatterDimensionNumbers, ViewError> {
         let name = "scatter_dimension_numbers";
-        payload(&self.op, name, attribute(&self.op, name)?, ScatterDimensionNumbers::parse)
+        let numbers = payload(&self.op, name, attribute(&self.op, name)?, ScatterDimensionNumbers::parse)?;
+        let operand = self.op.operand(0).ok().and_then(rank);
+        let updates = self.op.operand(self.op.operand_count().saturating_sub(1)).ok().and_then(rank);
+        axes_of(&self.op, name, &numbers.inserted_window_dims, operand)?;
+        axes_of(&self.op, name, &numbers.scatter_dims_to_operand_dims, operand)?;
+        axes_of(&self.op, name, &numbers.update_window_dims, updates)?;
+        Ok(numbers)
     }
     /// Whether the body keeps the update and drops the old element (`x.at[i].set(u)`).
     pub fn overwrites(&self) -> bool {
