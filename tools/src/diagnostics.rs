@@ -6,6 +6,7 @@ use melior::{
     ir::Location,
     Context,
 };
+use std::fmt::Write;
 use std::{cell::RefCell, fmt, rc::Rc};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,10 +85,16 @@ impl<'c> Collector<'c> {
         let id = context.attach_diagnostic_handler(move |diagnostic| {
             let mut sink = sink.borrow_mut();
             let mut record = |diagnostic: &melior::diagnostic::Diagnostic| {
+                // `to_string` panics when the message is not UTF-8 (an op name in the
+                // input may not be); `write!` reports it instead.
+                let mut message = String::new();
+                if write!(message, "{diagnostic}").is_err() {
+                    message.push_str(" [the rest of the message is not UTF-8]");
+                }
                 sink.push(Reported {
                     kind: Kind::from_severity(diagnostic.severity()),
                     position: file_position(diagnostic.location()),
-                    message: diagnostic.to_string(),
+                    message,
                 });
             };
             record(&diagnostic);

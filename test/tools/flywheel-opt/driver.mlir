@@ -45,6 +45,11 @@
 // RUN: not flywheel-opt %t.index.mlir -o %t.index.out 2>&1 | FileCheck %s --check-prefix=INDEX-ARRAY
 // INDEX-ARRAY: index.mlir:1:18: error: dense arrays of index elements (`array<index: ...>`) are not accepted
 // RUN: not test -e %t.index.out
+// A diagnostic whose text is not UTF-8 (an op name with a byte 0xFF) is reported as far
+// as it is text (it once panicked while being formatted): exit 1.
+// RUN: printf '"flywheel.attention\377"() : () -> ()\n' > %t.bytes.mlir
+// RUN: not flywheel-opt %t.bytes.mlir --flywheel-verify 2>&1 | FileCheck %s --check-prefix=NOT-UTF8
+// NOT-UTF8: bytes.mlir:1:1: error: unregistered operation {{.*}}[the rest of the message is not UTF-8]
 // A FlyWheel op in custom form, which MLIR fails to parse without a diagnostic: still an
 // error line, exit 1, no output.
 // RUN: printf 'flywheel.gated_delta\n' > %t.custom.mlir
