@@ -191,3 +191,21 @@
   %flat = "stablehlo.reshape"(%kept) : (tensor<4x8x8xf32>) -> tensor<32x8xf32>
   "func.return"(%s, %flat) : (tensor<1x4x8x8xf32>, tensor<32x8xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// An unsigned splat with its top bit set (which reads back negative) is left as it is,
+// broadcast or not; a signed one folds.
+// CHECK-LABEL: sym_name = "unsigned"
+// CHECK: %[[BIG:.*]] = "stablehlo.constant"() <{value = dense<2147483648> : tensor<ui32>}>
+// CHECK: "stablehlo.broadcast_in_dim"(%[[BIG]])
+// CHECK: "stablehlo.constant"() <{value = dense<7> : tensor<4xi32>}>
+// CHECK-NOT: dense<-2147483648>
+// REMARK: remark: normalized: 0 call(s) inlined, 1 constant(s) folded
+"func.func"() <{function_type = () -> (tensor<4xui32>, tensor<4xi32>), sym_name = "unsigned"}> ({
+  %big = "stablehlo.constant"() <{value = dense<2147483648> : tensor<ui32>}> : () -> tensor<ui32>
+  %wide = "stablehlo.broadcast_in_dim"(%big) <{broadcast_dimensions = array<i64>}> : (tensor<ui32>) -> tensor<4xui32>
+  %seven = "stablehlo.constant"() <{value = dense<7> : tensor<i32>}> : () -> tensor<i32>
+  %sevens = "stablehlo.broadcast_in_dim"(%seven) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<4xi32>
+  "func.return"(%wide, %sevens) : (tensor<4xui32>, tensor<4xi32>) -> ()
+}) : () -> ()

@@ -234,22 +234,7 @@ fn folded_value(name: &str, x: &[f64]) -> Option<f64> {
 
 /// The integer result `op` computes from splat integer operands `x`, if it fits `element`.
 fn folded_integer(name: &str, x: &[f64], operand_element: &str, element: &str) -> Option<f64> {
-    let limit = |element: &str| -> Option<(f64, f64)> {
-        let (unsigned, bits) = match element.strip_prefix("ui") {
-            Some(bits) => (true, bits),
-            None => (false, element.strip_prefix('i')?),
-        };
-        // Integers up to 2^53 are exact in f64.
-        let bits = bits.parse::<i32>().ok()?.min(54);
-        (bits >= 2).then(|| {
-            if unsigned {
-                (0.0, 2f64.powi(bits) - 1.0)
-            } else {
-                (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1) - 1.0)
-            }
-        })
-    };
-    let _ = limit(operand_element)?;
+    integer_range(operand_element)?;
     let value = match (name, x) {
         ("stablehlo.convert", [a]) => *a,
         ("stablehlo.negate", [a]) => -a,
@@ -260,8 +245,29 @@ fn folded_integer(name: &str, x: &[f64], operand_element: &str, element: &str) -
         ("stablehlo.minimum", [a, b]) => a.min(*b),
         _ => return None,
     };
-    let (low, high) = limit(element)?;
-    (low..=high).contains(&value).then_some(value)
+    fits(value, element).then_some(value)
+}
+
+/// The values an integer element type holds, as far as f64 holds them exactly (2^53).
+fn integer_range(element: &str) -> Option<(f64, f64)> {
+    let (unsigned, bits) = match element.strip_prefix("ui") {
+        Some(bits) => (true, bits),
+        None => (false, element.strip_prefix('i')?),
+    };
+    let bits = bits.parse::<i32>().ok()?.min(54);
+    (bits >= 2).then(|| {
+        if unsigned {
+            (0.0, 2f64.powi(bits) - 1.0)
+        } else {
+            (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1) - 1.0)
+        }
+    })
+}
+
+/// Whether `value` is one an integer element type holds (true for a float type).
+fn fits(value: f64, element: &str) -> bool {
+    let integer = element.starts_with('i') || element.starts_with("ui");
+    !integer || element == "i1" || integer_range(element).is_some_and(|(low, high)| (low..=high).contains(&value))
 }
 
 /// The splat `op` computes from splat operands `x` without arithmetic on its element
@@ -326,6 +332,10 @@ pub fn fold_constants(module: OperationRef) -> usize {
                 None => continue,
             },
         };
+        // An unsigned splat with its top bit set reads back negative: leave it as it is.
+        if !fits(value, &element) {
+            continue;
+        }
         let constant = HloBuilder::before(op).constant(value, result.r#type(), &element);
         unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), constant.to_raw()) };
         let mut inputs: Vec<OperationRef> = op.operands().filter_map(defining_op).collect();
