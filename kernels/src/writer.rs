@@ -81,10 +81,12 @@ pub(crate) fn memref(shape: &[i64], element: Element) -> String {
     format!("memref<{dims}{element}>")
 }
 
+/// An f32 literal; infinities and NaN as their bits (MLIR writes no `inf` or `nan`).
 pub(crate) fn float(value: f64) -> String {
     match value {
         f64::NEG_INFINITY => "0xFF800000".into(),
         f64::INFINITY => "0x7F800000".into(),
+        _ if value.is_nan() => "0x7FC00000".into(),
         _ => flywheel_dialect::float_literal(value),
     }
 }
