@@ -24,10 +24,12 @@ use crate::{
     analysis::product::Product,
     analysis::trace::{apply_layout, follow_layout, layout_step, users, LayoutStep, Node, Through, Traced, Tracer},
 };
-use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, DotGeneral, Iota, Scatter, Transpose};
+use flywheel_dialect::stablehlo::{
+    Compare, ComparisonDirection, DotDimensionNumbers, DotGeneral, Iota, Scatter, Transpose,
+};
 use melior::ir::{
     attribute::{BoolAttribute, DenseI64ArrayAttribute},
-    operation::OperationLike,
+    operation::{OperationLike, OperationRef},
 };
 
 const LAYOUT: Through = Through { converts: false, broadcasts: true };
@@ -61,20 +63,7 @@ fn match_chunks<'c, 'a>(
     if chunk_axes.len() != 5 || axes[state].len() != 4 || write.time_axis != 0 {
         return miss("the output is not [chunks, batch, heads, chunk, value dim]");
     }
-    let slice = |atoms: &mut Atoms, value: &Traced<'c, 'a>| -> Result<(usize, Vec<Axis>), Miss> {
-        match read_slice(tracer, scan, atoms, axes, &without_converts(tracer, value))? {
-            slice if slice.time_axis == 0 => Ok((slice.sequence, slice.axes)),
-            _ => miss("a sequence is not sliced along its first axis"),
-        }
-    };
-    let state_value = scan.body_arguments[state];
-    let is_state = |value: &Traced<'c, 'a>| tracer.resolve(value).value == state_value;
-    let dot = |value: &Traced<'c, 'a>, what: &str| {
-        tracer.producer_named(value, DotGeneral::NAME).ok_or_else(|| Miss(format!("{what} is not a product")))
-    };
-    let numbers = |node: &Node| {
-        DotGeneral::from_operation(node.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))
-    };
+    let body = ChunkBody { tracer, op, scan, axes, state };
 
     // V' = U - W S.
     let (row_values, row_steps) = follow_layout(tracer, &write.row, LAYOUT);
@@ -82,12 +71,12 @@ fn match_chunks<'c, 'a>(
     let (inter_side, intra) = (0..2)
         .find_map(|side| {
             let intra = tracer.producer_named(&output_sum.operand(1 - side), DotGeneral::NAME)?;
-            (!is_state(&intra.operand(0)) && !is_state(&intra.operand(1))).then_some((side, intra))
+            (!body.is_state(&intra.operand(0)) && !body.is_state(&intra.operand(1))).then_some((side, intra))
         })
         .ok_or(Miss("the output is not e^γ (Q S) + P V'".into()))?;
     // P is a sequence computed before the loop, or computed in it from the step's q, k and
     // γ (MaxText); then its axes are tied to theirs below.
-    let (p_sequence, p_axes) = match slice(atoms, &intra.operand(0)) {
+    let (p_sequence, p_axes) = match body.slice(atoms, &intra.operand(0)) {
         Ok((sequence, p_axes)) => (Some(sequence), p_axes),
         Err(_) => (None, atoms.source(&intra.operand(0).shape().ok_or(Miss("dynamic shapes".into()))?)),
     };
@@ -101,156 +90,53 @@ fn match_chunks<'c, 'a>(
     }
     let new_values = intra.operand(1);
     let subtract = tracer.producer_named(&new_values, "stablehlo.subtract").ok_or(Miss("V' is not U - W S".into()))?;
-    let (u_sequence, u_axes) = slice(atoms, &subtract.operand(0))?;
-    let w_state = dot(&subtract.operand(1), "W S")?;
-    if !is_state(&w_state.operand(1)) {
+    let (u_sequence, u_axes) = body.slice(atoms, &subtract.operand(0))?;
+    let w_state = product(tracer, &subtract.operand(1), "W S")?;
+    if !body.is_state(&w_state.operand(1)) {
         return miss("V' does not subtract W S");
     }
-    let (w_sequence, w_axes) = slice(atoms, &w_state.operand(0))?;
+    let (w_sequence, w_axes) = body.slice(atoms, &w_state.operand(0))?;
     let ws_axes = dot_axes(atoms, &w_axes, &axes[state], &numbers(&w_state)?)?;
     pair_all(atoms, &ws_axes, &u_axes)?;
     let intra_axes = dot_axes(atoms, &p_axes, &u_axes, &intra_numbers)?;
 
-    // The inter-chunk term e^γ (Q S), or (e^γ Q) S.
-    let inter_value = output_sum.operand(inter_side);
-    let (q_sequence, q_axes, qs_axes, gamma_sequence) = match tracer.producer_named(&inter_value, DotGeneral::NAME) {
-        Some(q_state) => {
-            if !is_state(&q_state.operand(1)) {
-                return miss("the output does not read the state with Q");
-            }
-            let gated = tracer
-                .producer_named(&q_state.operand(0), "stablehlo.multiply")
-                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
-            let gate_side = (0..2)
-                .find(|&side| exponential_of_slice(tracer, &mut atoms.clone(), &gated.operand(side), &slice).is_ok())
-                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
-            let (q_sequence, q_axes) = slice(atoms, &gated.operand(1 - gate_side))?;
-            let (gamma_sequence, gamma_axes) = exponential_of_slice(tracer, atoms, &gated.operand(gate_side), &slice)?;
-            pair_all(atoms, &gamma_axes, &q_axes)?;
-            let qs_axes = dot_axes(atoms, &q_axes, &axes[state], &numbers(&q_state)?)?;
-            (q_sequence, q_axes, qs_axes, gamma_sequence)
-        }
-        None => {
-            let inter = tracer
-                .producer_named(&inter_value, "stablehlo.multiply")
-                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
-            let (gate_side, q_state) = (0..2)
-                .find_map(|side| Some((side, tracer.producer_named(&inter.operand(1 - side), DotGeneral::NAME)?)))
-                .ok_or(Miss("the output's first term is not e^γ (Q S)".into()))?;
-            if !is_state(&q_state.operand(1)) {
-                return miss("the output does not read the state with Q");
-            }
-            let (q_sequence, q_axes) = slice(atoms, &q_state.operand(0))?;
-            let qs_axes = dot_axes(atoms, &q_axes, &axes[state], &numbers(&q_state)?)?;
-            let (gamma_sequence, gamma_axes) = exponential_of_slice(tracer, atoms, &inter.operand(gate_side), &slice)?;
-            pair_all(atoms, &gamma_axes, &qs_axes)?;
-            (q_sequence, q_axes, qs_axes, gamma_sequence)
-        }
-    };
-    pair_all(atoms, &qs_axes, &intra_axes)?;
+    let inter = body.inter_term(atoms, &output_sum.operand(inter_side))?;
+    pair_all(atoms, &inter.qs_axes, &intra_axes)?;
     let row_axes = apply_layout(atoms, &intra_axes, &row_steps)?;
     write.line_up(atoms, &row_axes, chunk_axes)?;
 
-    // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V'.
-    let state_sum = tracer
-        .producer_named(&Traced::outer(scan.returned[state]), "stablehlo.add")
-        .ok_or(Miss("the state update is not a sum".into()))?;
-    let (decay_side, carry) = (0..2)
-        .find_map(|side| {
-            let decayed = tracer.producer_named(&state_sum.operand(side), "stablehlo.multiply")?;
-            (0..2).find(|&s| is_state(&decayed.operand(s))).map(|s| (side, (decayed, s)))
-        })
-        .ok_or(Miss("the state is not decayed across the chunk".into()))?;
-    let (decayed, state_side) = carry;
-    let (end_values, _) = follow_layout(tracer, &decayed.operand(1 - state_side), LAYOUT);
-    let end_decay = tracer.producer_named(&end_values[0], "stablehlo.exponential");
-    if end_decay.is_none_or(|exponential| last_gate_of(tracer, &exponential.operand(0), gamma_sequence, scan).is_none())
-    {
-        return miss("the state is not decayed by e^{γ_C}, the chunk's last cumulative gate");
-    }
-    let write = dot(&state_sum.operand(1 - decay_side), "the state's update")?;
-    let write_numbers = numbers(&write)?;
-    // The keys may be transposed (`swapaxes(-1, -2)`) before the product: what it
-    // contracts must still be their chunk positions (axis 2 of [batch, heads, chunk, dk]).
-    let (key_values, key_steps) =
-        follow_layout(tracer, &write.operand(0), Through { converts: false, broadcasts: false });
-    let key_places = key_values[0].shape().and_then(|shape| placement(&key_steps, &shape)).unwrap_or_default();
-    let contracted: Vec<Option<usize>> =
-        write_numbers.lhs_contracting.iter().map(|&d| key_places.get(d as usize).copied().flatten()).collect();
-    if contracted != [Some(2)] || write_numbers.rhs_contracting != [2] || !same_value(&write.operand(1), &new_values) {
-        return miss("the state's update is not (e^{γ_C - γ} K)ᵀ V'");
-    }
-    let scaled_keys = tracer
-        .producer_named(&key_values[0], "stablehlo.multiply")
-        .ok_or(Miss("the state's update does not decay K to the chunk end".into()))?;
-    let (k_sequence, k_axes) = (0..2)
-        .find_map(|side| {
-            let decay = follow_layout(tracer, &scaled_keys.operand(1 - side), LAYOUT).0[0].clone();
-            let exponential = tracer.producer_named(&decay, "stablehlo.exponential")?;
-            let difference = tracer.producer_named(&exponential.operand(0), "stablehlo.subtract")?;
-            let to_end = last_gate_of(tracer, &difference.operand(0), gamma_sequence, scan).is_some()
-                && slice(&mut Atoms::new(), &difference.operand(1)).ok()?.0 == gamma_sequence;
-            to_end.then(|| slice(atoms, &scaled_keys.operand(side)).ok()).flatten()
-        })
-        .ok_or(Miss("the state's update does not decay K by e^{γ_C - γ}".into()))?;
-    let keys_axes = apply_layout(atoms, &k_axes, &key_steps)?;
-    let write_axes = dot_axes(atoms, &keys_axes, &intra_axes, &write_numbers)?;
-    pair_all(atoms, &write_axes, &axes[state])?;
+    let (k_sequence, k_axes) = body.state_update(atoms, &new_values, inter.gamma_sequence, &intra_axes)?;
     pair_all(atoms, &k_axes, &w_axes)?;
 
-    let carried = |sequence: usize| Traced::outer(op.operand(sequence).expect("carried"));
-    let gamma_tensor = chunk_tensor(tracer, &carried(gamma_sequence), &axes[gamma_sequence]);
+    let gamma_tensor = body.chunk_tensor_of(inter.gamma_sequence);
     let mut decay_sequence = None;
     if p_sequence.is_none() {
-        let is = |sequence: usize| move |value: &Traced<'c, 'a>| scan.sliced(tracer, value) == Some((sequence, 0));
-        let (is_q, is_k, is_gamma) = (is(q_sequence), is(k_sequence), is(gamma_sequence));
-        let lower = |i: usize, j: usize| i >= j;
-        // torch computes the decay matrix before the loop and slices it per chunk.
-        let is_outer_gamma =
-            |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(&gamma_tensor.0));
-        let decay_of = |value: &Traced<'c, 'a>| -> Option<usize> {
-            let Some((sequence, 0)) = scan.sliced(tracer, value) else { return None };
-            let init = chunk_tensor(tracer, &carried(sequence), &axes[sequence]).0;
-            decay_matrix(tracer, &init, &is_outer_gamma, &lower).then_some(sequence)
-        };
-        let is_decay_slice = |value: &Traced<'c, 'a>| decay_of(value).is_some();
-        let p_terms =
-            masked(tracer, &intra.operand(0), lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
-        let expected = WeightFactors {
-            lhs: &is_q,
-            rhs: &is_k,
-            gamma: &is_gamma,
-            row_weight: None,
-            decay_slice: Some(&is_decay_slice),
-        };
-        if !factors_are(tracer, &p_terms, &expected, &lower) {
-            return miss("P is not q_i·k_j exp(γ_i - γ_j)");
-        }
-        decay_sequence = p_terms.iter().find_map(decay_of);
+        let sequences = (inter.q_sequence, k_sequence, inter.gamma_sequence);
+        decay_sequence = body.check_intra_in_loop(&intra.operand(0), sequences, &gamma_tensor.0)?;
         // P's batch axes and rows are Q's, its columns K's positions.
-        pair_all(atoms, &p_axes[..2], &q_axes[..2])?;
-        atoms.unify(&p_axes[2], &q_axes[2])?;
+        pair_all(atoms, &p_axes[..2], &inter.q_axes[..2])?;
+        atoms.unify(&p_axes[2], &inter.q_axes[2])?;
         atoms.unify(&p_axes[3], &k_axes[2])?;
     }
 
     // Every sequence is sliced at the chunk the output row is written at.
-    for sequence in [q_sequence, k_sequence, u_sequence, w_sequence, gamma_sequence].into_iter().chain(p_sequence) {
+    let sequences = [inter.q_sequence, k_sequence, u_sequence, w_sequence, inter.gamma_sequence];
+    for sequence in sequences.into_iter().chain(p_sequence).chain(decay_sequence) {
         atoms.unify(&axes[sequence][0], &chunk_axes[0])?;
     }
     // A precomputed decay matrix is γ's, position by position.
     if let Some(decay) = decay_sequence {
-        atoms.unify(&axes[decay][0], &chunk_axes[0])?;
-        let decay_axes = chunk_tensor(tracer, &carried(decay), &axes[decay]).1;
+        let decay_axes = body.chunk_tensor_of(decay).1;
         pair_all(atoms, &decay_axes[..decay_axes.len() - 1], &gamma_tensor.1)?;
     }
 
     // Outside the loop: each sequence's definition, before the scan's transpose to put the
     // chunks first (if any).
-    let init = |sequence: usize| chunk_tensor(tracer, &carried(sequence), &axes[sequence]);
-    let (q_chunks, k_chunks, gamma) = (init(q_sequence), init(k_sequence), gamma_tensor);
+    let (q_chunks, k_chunks, gamma) =
+        (body.chunk_tensor_of(inter.q_sequence), body.chunk_tensor_of(k_sequence), gamma_tensor);
     let g_chunks = cumsum_input(tracer, &gamma.0)?;
-    let (u_init, w_init) = (init(u_sequence), init(w_sequence));
-    let p_init = p_sequence.map(init);
+    let (u_init, w_init) = (body.chunk_tensor_of(u_sequence), body.chunk_tensor_of(w_sequence));
+    let p_init = p_sequence.map(|sequence| body.chunk_tensor_of(sequence));
     let inputs = check_precompute(
         tracer,
         &PrecomputeInputs {
@@ -279,6 +165,191 @@ fn match_chunks<'c, 'a>(
         q_scale: 1.0,
         chunk: Some(atoms.axis_size(&chunk_axes[3])),
     })
+}
+
+/// A `dot_general` computing `value`; `what` names it in the miss.
+fn product<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, what: &str) -> Result<Node<'c, 'a>, Miss> {
+    tracer.producer_named(value, DotGeneral::NAME).ok_or_else(|| Miss(format!("{what} is not a product")))
+}
+
+fn numbers(node: &Node) -> Result<DotDimensionNumbers, Miss> {
+    DotGeneral::from_operation(node.op).expect("a dot").dimension_numbers().map_err(|e| Miss(e.to_string()))
+}
+
+/// The chunk scan's body as the matcher reads it.
+struct ChunkBody<'v, 'c, 'a> {
+    tracer: &'v Tracer<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    scan: &'v Scan<'c, 'a>,
+    axes: &'v [Vec<Axis>],
+    state: usize,
+}
+
+/// The inter-chunk term e^γ (Q S): Q's and γ's sequences, Q's axes and Q S's.
+struct InterTerm {
+    q_sequence: usize,
+    q_axes: Vec<Axis>,
+    qs_axes: Vec<Axis>,
+    gamma_sequence: usize,
+}
+
+impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
+    /// `value` as the step's chunk of a sequence (through float converts): the sequence
+    /// and the chunk's axes.
+    fn slice(&self, atoms: &mut Atoms, value: &Traced<'c, 'a>) -> Result<(usize, Vec<Axis>), Miss> {
+        match read_slice(self.tracer, self.scan, atoms, self.axes, &without_converts(self.tracer, value))? {
+            slice if slice.time_axis == 0 => Ok((slice.sequence, slice.axes)),
+            _ => miss("a sequence is not sliced along its first axis"),
+        }
+    }
+
+    fn is_state(&self, value: &Traced<'c, 'a>) -> bool {
+        self.tracer.resolve(value).value == self.scan.body_arguments[self.state]
+    }
+
+    /// A sequence's chunk tensor outside the loop, with its axes (see [`chunk_tensor`]).
+    fn chunk_tensor_of(&self, sequence: usize) -> (Traced<'c, 'a>, Vec<Axis>) {
+        let carried = Traced::outer(self.op.operand(sequence).expect("carried"));
+        chunk_tensor(self.tracer, &carried, &self.axes[sequence])
+    }
+
+    /// The inter-chunk term `value`: e^γ (Q S), or (e^γ Q) S.
+    fn inter_term(&self, atoms: &mut Atoms, value: &Traced<'c, 'a>) -> Result<InterTerm, Miss> {
+        let (tracer, state) = (self.tracer, self.state);
+        let slice = |atoms: &mut Atoms, value: &Traced<'c, 'a>| self.slice(atoms, value);
+        let not_inter = || Miss("the output's first term is not e^γ (Q S)".into());
+        match tracer.producer_named(value, DotGeneral::NAME) {
+            Some(q_state) => {
+                if !self.is_state(&q_state.operand(1)) {
+                    return miss("the output does not read the state with Q");
+                }
+                let gated = tracer.producer_named(&q_state.operand(0), "stablehlo.multiply").ok_or_else(not_inter)?;
+                let gate_side = (0..2)
+                    .find(|&side| {
+                        exponential_of_slice(tracer, &mut atoms.clone(), &gated.operand(side), &slice).is_ok()
+                    })
+                    .ok_or_else(not_inter)?;
+                let (q_sequence, q_axes) = self.slice(atoms, &gated.operand(1 - gate_side))?;
+                let (gamma_sequence, gamma_axes) =
+                    exponential_of_slice(tracer, atoms, &gated.operand(gate_side), &slice)?;
+                pair_all(atoms, &gamma_axes, &q_axes)?;
+                let qs_axes = dot_axes(atoms, &q_axes, &self.axes[state], &numbers(&q_state)?)?;
+                Ok(InterTerm { q_sequence, q_axes, qs_axes, gamma_sequence })
+            }
+            None => {
+                let inter = tracer.producer_named(value, "stablehlo.multiply").ok_or_else(not_inter)?;
+                let (gate_side, q_state) = (0..2)
+                    .find_map(|side| Some((side, tracer.producer_named(&inter.operand(1 - side), DotGeneral::NAME)?)))
+                    .ok_or_else(not_inter)?;
+                if !self.is_state(&q_state.operand(1)) {
+                    return miss("the output does not read the state with Q");
+                }
+                let (q_sequence, q_axes) = self.slice(atoms, &q_state.operand(0))?;
+                let qs_axes = dot_axes(atoms, &q_axes, &self.axes[state], &numbers(&q_state)?)?;
+                let (gamma_sequence, gamma_axes) =
+                    exponential_of_slice(tracer, atoms, &inter.operand(gate_side), &slice)?;
+                pair_all(atoms, &gamma_axes, &qs_axes)?;
+                Ok(InterTerm { q_sequence, q_axes, qs_axes, gamma_sequence })
+            }
+        }
+    }
+
+    /// The state's update S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V' (V' is `new_values`, with the
+    /// output's `intra_axes`): K's sequence and the chunk's axes.
+    fn state_update(
+        &self,
+        atoms: &mut Atoms,
+        new_values: &Traced<'c, 'a>,
+        gamma_sequence: usize,
+        intra_axes: &[Axis],
+    ) -> Result<(usize, Vec<Axis>), Miss> {
+        let tracer = self.tracer;
+        // S = e^{γ_C} S + (e^{γ_C - γ} K)ᵀ V'.
+        let state_sum = tracer
+            .producer_named(&Traced::outer(self.scan.returned[self.state]), "stablehlo.add")
+            .ok_or(Miss("the state update is not a sum".into()))?;
+        let (decay_side, carry) = (0..2)
+            .find_map(|side| {
+                let decayed = tracer.producer_named(&state_sum.operand(side), "stablehlo.multiply")?;
+                (0..2).find(|&s| self.is_state(&decayed.operand(s))).map(|s| (side, (decayed, s)))
+            })
+            .ok_or(Miss("the state is not decayed across the chunk".into()))?;
+        let (decayed, state_side) = carry;
+        let (end_values, _) = follow_layout(tracer, &decayed.operand(1 - state_side), LAYOUT);
+        let end_decay = tracer.producer_named(&end_values[0], "stablehlo.exponential");
+        if end_decay.is_none_or(|exponential| {
+            last_gate_of(tracer, &exponential.operand(0), gamma_sequence, self.scan).is_none()
+        }) {
+            return miss("the state is not decayed by e^{γ_C}, the chunk's last cumulative gate");
+        }
+        let write = product(tracer, &state_sum.operand(1 - decay_side), "the state's update")?;
+        let write_numbers = numbers(&write)?;
+        // The keys may be transposed (`swapaxes(-1, -2)`) before the product: what it
+        // contracts must still be their chunk positions (axis 2 of [batch, heads, chunk, dk]).
+        let (key_values, key_steps) =
+            follow_layout(tracer, &write.operand(0), Through { converts: false, broadcasts: false });
+        let key_places = key_values[0].shape().and_then(|shape| placement(&key_steps, &shape)).unwrap_or_default();
+        let contracted: Vec<Option<usize>> =
+            write_numbers.lhs_contracting.iter().map(|&d| key_places.get(d as usize).copied().flatten()).collect();
+        if contracted != [Some(2)]
+            || write_numbers.rhs_contracting != [2]
+            || !same_value(&write.operand(1), new_values)
+        {
+            return miss("the state's update is not (e^{γ_C - γ} K)ᵀ V'");
+        }
+        let scaled_keys = tracer
+            .producer_named(&key_values[0], "stablehlo.multiply")
+            .ok_or(Miss("the state's update does not decay K to the chunk end".into()))?;
+        let (k_sequence, k_axes) = (0..2)
+            .find_map(|side| {
+                let decay = follow_layout(tracer, &scaled_keys.operand(1 - side), LAYOUT).0[0].clone();
+                let exponential = tracer.producer_named(&decay, "stablehlo.exponential")?;
+                let difference = tracer.producer_named(&exponential.operand(0), "stablehlo.subtract")?;
+                let to_end = last_gate_of(tracer, &difference.operand(0), gamma_sequence, self.scan).is_some()
+                    && self.slice(&mut Atoms::new(), &difference.operand(1)).ok()?.0 == gamma_sequence;
+                to_end.then(|| self.slice(atoms, &scaled_keys.operand(side)).ok()).flatten()
+            })
+            .ok_or(Miss("the state's update does not decay K by e^{γ_C - γ}".into()))?;
+        let keys_axes = apply_layout(atoms, &k_axes, &key_steps)?;
+        let write_axes = dot_axes(atoms, &keys_axes, intra_axes, &write_numbers)?;
+        pair_all(atoms, &write_axes, &self.axes[self.state])?;
+        Ok((k_sequence, k_axes))
+    }
+
+    /// P computed in the loop: lower(q_i·k_j exp(γ_i - γ_j)) from the step's q, k and γ
+    /// (`sequences`), its decay maybe a slice of a matrix computed before the loop from the
+    /// chunk tensor `gamma_tensor` (torch): that matrix's sequence, if so.
+    fn check_intra_in_loop(
+        &self,
+        p: &Traced<'c, 'a>,
+        (q_sequence, k_sequence, gamma_sequence): (usize, usize, usize),
+        gamma_tensor: &Traced<'c, 'a>,
+    ) -> Result<Option<usize>, Miss> {
+        let tracer = self.tracer;
+        let is = |sequence: usize| move |value: &Traced<'c, 'a>| self.scan.sliced(tracer, value) == Some((sequence, 0));
+        let (is_q, is_k, is_gamma) = (is(q_sequence), is(k_sequence), is(gamma_sequence));
+        let lower = |i: usize, j: usize| i >= j;
+        // torch computes the decay matrix before the loop and slices it per chunk.
+        let is_outer_gamma = |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(gamma_tensor));
+        let decay_of = |value: &Traced<'c, 'a>| -> Option<usize> {
+            let Some((sequence, 0)) = self.scan.sliced(tracer, value) else { return None };
+            let init = self.chunk_tensor_of(sequence).0;
+            decay_matrix(tracer, &init, &is_outer_gamma, &lower).then_some(sequence)
+        };
+        let is_decay_slice = |value: &Traced<'c, 'a>| decay_of(value).is_some();
+        let p_terms = masked(tracer, p, lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        let expected = WeightFactors {
+            lhs: &is_q,
+            rhs: &is_k,
+            gamma: &is_gamma,
+            row_weight: None,
+            decay_slice: Some(&is_decay_slice),
+        };
+        if !factors_are(tracer, &p_terms, &expected, &lower) {
+            return miss("P is not q_i·k_j exp(γ_i - γ_j)");
+        }
+        Ok(p_terms.iter().find_map(decay_of))
+    }
 }
 
 /// `broadcast(exp(γ_t))`: the γ sequence and the broadcast's axes.
