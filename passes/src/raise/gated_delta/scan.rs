@@ -97,8 +97,12 @@ impl<'c, 'a> Scan<'c, 'a> {
             && self.is_step(tracer, &on_false)
     }
 
-    /// The axis a start-index list addresses at the step, when every other index is 0.
-    fn step_axis(&self, tracer: &Tracer<'c, 'a>, indices: &[Traced<'c, 'a>]) -> Option<usize> {
+    /// The axis a start-index list of a tensor of `rank` addresses at the step, when every
+    /// other index is 0 (and there is one index per axis).
+    fn step_axis(&self, tracer: &Tracer<'c, 'a>, indices: &[Traced<'c, 'a>], rank: usize) -> Option<usize> {
+        if indices.len() != rank {
+            return None;
+        }
         let axis = indices.iter().position(|index| self.is_step(tracer, index))?;
         let rest_zero = indices.iter().enumerate().all(|(i, index)| i == axis || tracer.splat(index) == Some(0.0));
         rest_zero.then_some(axis)
@@ -113,7 +117,7 @@ impl<'c, 'a> Scan<'c, 'a> {
         let sequence = self.body_arguments.iter().position(|&a| a == tracer.resolve(&slice.operand(0)).value)?;
         let shape = slice.operand(0).shape()?;
         let indices: Vec<Traced> = (1..slice.operand_count()).map(|i| slice.operand(i)).collect();
-        let time_axis = self.step_axis(tracer, &indices)?;
+        let time_axis = self.step_axis(tracer, &indices, shape.len())?;
         let sizes = DenseI64ArrayAttribute::try_from(slice.op.attribute("slice_sizes").ok()?).ok()?;
         let one_row = (0..shape.len())
             .all(|axis| sizes.element(axis).ok() == Some(if axis == time_axis { 1 } else { shape[axis] }));
@@ -130,7 +134,7 @@ impl<'c, 'a> Scan<'c, 'a> {
         let shape = node.operand(0).shape()?;
         if node.is("stablehlo.dynamic_update_slice") {
             let indices: Vec<Traced> = (2..node.operand_count()).map(|i| node.operand(i)).collect();
-            let time_axis = self.step_axis(tracer, &indices)?;
+            let time_axis = self.step_axis(tracer, &indices, shape.len())?;
             let mut row_shape = shape.clone();
             row_shape[time_axis] = 1;
             let row = node.operand(1);
