@@ -291,9 +291,7 @@ impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
         let key_places = key_values[0].shape().and_then(|shape| placement(&key_steps, &shape)).unwrap_or_default();
         let contracted: Vec<Option<usize>> =
             write_numbers.lhs_contracting.iter().map(|&d| key_places.get(d as usize).copied().flatten()).collect();
-        if contracted != [Some(2)]
-            || write_numbers.rhs_contracting != [2]
-            || !same_value(&write.operand(1), new_values)
+        if contracted != [Some(2)] || write_numbers.rhs_contracting != [2] || !same_value(&write.operand(1), new_values)
         {
             return miss("the state's update is not (e^{γ_C - γ} K)ᵀ V'");
         }
