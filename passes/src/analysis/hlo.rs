@@ -13,6 +13,13 @@ use melior::{
 };
 use mlir_sys::{mlirAttributeParseGet, mlirTypeParseGet, MlirStringRef};
 
+/// Whether every atom of `axes` is in `target`: what [`materialize`] needs (it only
+/// rearranges and broadcasts).
+pub fn covers(atoms: &Atoms, axes: &[Axis], target: &[Axis]) -> bool {
+    let wanted: Vec<Atom> = target.iter().flat_map(|axis| atoms.leaves(axis)).collect();
+    axes.iter().flat_map(|axis| atoms.leaves(axis)).all(|atom| wanted.contains(&atom))
+}
+
 /// Builds `value` (whose axes are `axes`) rearranged into `target` axes: a reshape to one
 /// axis per atom, a transpose into the target's atom order, a broadcast for the target's
 /// atoms the value does not have, and a reshape to the target's axes. Each step is left

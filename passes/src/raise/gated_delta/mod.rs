@@ -16,7 +16,7 @@ mod scan;
 
 use crate::{
     analysis::atoms::{Atom, Atoms, Axis},
-    analysis::hlo::{materialize, HloBuilder},
+    analysis::hlo::{covers, materialize, HloBuilder},
     analysis::operands::{
         choose_source, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
     },
@@ -387,6 +387,17 @@ fn finish<'c, 'a>(
     let result: Value = op.result(output).expect("a result").into();
     let (root, root_axes) = extend_root(&mut atoms, result, axes[output].clone(), &mut matched, true)?;
     let root_element = Traced::outer(root).element_type().unwrap_or_default();
+    // The op's results must rearrange onto the program's (and the initial state onto the
+    // op's): an axis of no role (odd shapes, a size of 0) leaves the program alone.
+    let state_roles = [batch.clone(), heads.clone(), key_dim.clone(), value_dim.clone()];
+    let output_roles = [batch.clone(), time.clone(), heads.clone(), value_dim.clone()];
+    let fits = covers(&atoms, &axes[state], &state_roles)
+        && covers(&atoms, &state_roles, &axes[state])
+        && covers(&atoms, &output_roles, &root_axes)
+        && operands.iter().all(|operand| operand.axes.iter().all(|axis| atoms.axis_size(axis) > 0));
+    if !fits {
+        return miss("the loop's results do not line up with the op's (an axis of no role)");
+    }
     Ok(Found {
         atoms,
         state,
