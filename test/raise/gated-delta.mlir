@@ -121,6 +121,29 @@
 // WRONG-ROW: remark: gated delta recurrence not raised: chunked form: U and W do not come from a triangular solve or a row-by-row inverse
 // WRONG-ROW-NOT: flywheel.gated_delta
 
+// MaxText's naive chunked rule: the inverse row by row in a fori_loop over i = 1 .. 63,
+// each step masked by `indices < i` (the masks evaluated at every i), and -A written as
+// where(mask, 0, -(β K Kᵀ) * D) (the negation inside the product).
+// RUN: flywheel-opt %S/../Inputs/real/maxtext_naive_chunk_fori_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=FORI-ROWS
+// FORI-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", scale = 1.250000e-01 : f32}
+// FORI-ROWS-NOT: stablehlo.while
+// FORI-ROWS-NOT: stablehlo.scatter
+// Near miss: the row's sum subtracted (row - (row[..., None] * sub).sum(-2)).
+// RUN: sed 's|%298 = "stablehlo.add"|%298 = "stablehlo.subtract"|' %S/../Inputs/real/maxtext_naive_chunk_fori_f32.mlir \
+// RUN:   | flywheel-opt --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=FORI-SUBTRACTS
+// FORI-SUBTRACTS: remark: gated delta recurrence not raised: chunked form: U and W do not come from a triangular solve or a row-by-row inverse
+// FORI-SUBTRACTS-NOT: flywheel.gated_delta
+// Near miss: the sub-matrix's rows masked by `indices > i` (line 165).
+// RUN: sed '165s/comparison_direction LT/comparison_direction GT/' %S/../Inputs/real/maxtext_naive_chunk_fori_f32.mlir \
+// RUN:   | flywheel-opt --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=FORI-LATER-ROWS
+// FORI-LATER-ROWS: remark: gated delta recurrence not raised: chunked form: U and W do not come from a triangular solve or a row-by-row inverse
+// FORI-LATER-ROWS-NOT: flywheel.gated_delta
+// Near miss: A's sign flipped (the negation of β K Kᵀ on line 100 made a no-op convert).
+// RUN: sed '100s/"stablehlo.negate"/"stablehlo.convert"/' %S/../Inputs/real/maxtext_naive_chunk_fori_f32.mlir \
+// RUN:   | flywheel-opt --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=FORI-SIGN
+// FORI-SIGN: remark: gated delta recurrence not raised: chunked form: A has the wrong sign
+// FORI-SIGN-NOT: flywheel.gated_delta
+
 // Attention is not a recurrence: nothing to say, nothing changed.
 // RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark

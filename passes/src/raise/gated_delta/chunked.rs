@@ -17,22 +17,22 @@
 //! loop, masks before the exponential or by `masked_fill`, a decay matrix sliced per chunk,
 //! the inverse computed row by row, roundings between the products.
 
+use super::placed::{
+    broadcast_source, is_identity, placed_matrix, placement, product_factors, row_placement, same_places,
+    without_converts, LAYOUT,
+};
+use super::row_inverse::row_by_row_inverse;
 use super::scan::{read_slice, Body, Loop, Scan};
 use crate::{
     analysis::atoms::{Atoms, Axis},
     analysis::operands::{dot_axes, miss, pair_all, same_value, Miss},
-    analysis::product::Product,
-    analysis::trace::{apply_layout, follow_layout, layout_step, users, LayoutStep, Node, Through, Traced, Tracer},
+    analysis::trace::{apply_layout, follow_layout, users, Node, Through, Traced, Tracer},
 };
-use flywheel_dialect::stablehlo::{
-    Compare, ComparisonDirection, DotDimensionNumbers, DotGeneral, Iota, Scatter, Transpose,
-};
+use flywheel_dialect::stablehlo::{DotDimensionNumbers, DotGeneral, Transpose};
 use melior::ir::{
     attribute::{BoolAttribute, DenseI64ArrayAttribute},
     operation::{OperationLike, OperationRef},
 };
-
-const LAYOUT: Through = Through { converts: false, broadcasts: true };
 
 /// The chunked form's body, if the loop writes a sum of two products per step (`None`
 /// otherwise: then it is not this form at all).
@@ -335,7 +335,11 @@ impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
             decay_matrix(tracer, &init, &is_outer_gamma, &lower).then_some(sequence)
         };
         let is_decay_slice = |value: &Traced<'c, 'a>| decay_of(value).is_some();
-        let p_terms = masked(tracer, p, lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        let (p_terms, negated) =
+            masked(tracer, p, lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        if negated {
+            return miss("P has the wrong sign");
+        }
         let expected = WeightFactors {
             lhs: &is_q,
             rhs: &is_k,
@@ -411,22 +415,29 @@ struct WeightedValues<'c, 'a> {
     tokens: bool,
 }
 
+/// A matrix, or its negation when the flag is set (torch's row-by-row inverse starts from
+/// L = -A).
+type SignedMatrix<'c, 'a> = (Traced<'c, 'a>, bool);
+
 /// Checks U, W (the triangular solve) and P, and returns V and β.
 fn check_precompute<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
 ) -> Result<WeightedValues<'c, 'a>, Miss> {
     let PrecomputeInputs { q_chunks, k_chunks, gamma, p, .. } = inputs;
-    // A of the inverse (I + A)⁻¹ the precompute solves with.
-    let (a, weighted_values) = match columns(tracer, &inputs.u.0) {
+    // A of the inverse (I + A)⁻¹ the precompute solves with (or -A).
+    let ((a, a_negated), weighted_values) = match columns(tracer, &inputs.u.0) {
         Some(_) => joint_solve(tracer, inputs)?,
         None => inverse_products(tracer, inputs)?,
     };
 
     // A = strictly_lower(β_i k_i·k_j D_ij); P = lower(q_i·k_j D_ij).
     let strictly_lower = |i: usize, j: usize| i > j;
-    let a_terms =
+    let (a_terms, negated) =
         masked(tracer, &a, strictly_lower).ok_or(Miss("A is not masked to its strictly lower triangle".into()))?;
+    if negated != a_negated {
+        return miss("A has the wrong sign");
+    }
     let same_as = |target: &Traced<'c, 'a>| {
         let target = tracer.resolve(target);
         move |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &target)
@@ -439,7 +450,11 @@ fn check_precompute<'c, 'a>(
     }
     if let Some(p) = p {
         let lower = |i: usize, j: usize| i >= j;
-        let p_terms = masked(tracer, p, lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        let (p_terms, negated) =
+            masked(tracer, p, lower).ok_or(Miss("P is not masked to its lower triangle".into()))?;
+        if negated {
+            return miss("P has the wrong sign");
+        }
         let is_q = same_as(q_chunks);
         let expected = WeightFactors { lhs: &is_q, rhs: &is_k, gamma: &is_gamma, row_weight: None, decay_slice: None };
         if !factors_are(tracer, &p_terms, &expected, &lower) {
@@ -455,7 +470,7 @@ fn check_precompute<'c, 'a>(
 fn joint_solve<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
-) -> Result<(Traced<'c, 'a>, WeightedValues<'c, 'a>), Miss> {
+) -> Result<(SignedMatrix<'c, 'a>, WeightedValues<'c, 'a>), Miss> {
     let PrecomputeInputs { u: (u, _), w, k_chunks, gamma, .. } = inputs;
     let (x, u_columns) = columns(tracer, u).ok_or(Miss("U is not the first columns of a solve".into()))?;
     let (x_again, w_columns) = columns(tracer, w).ok_or(Miss("W is not the last columns of a solve".into()))?;
@@ -497,7 +512,7 @@ fn joint_solve<'c, 'a>(
     if !is_beta_times_gate {
         return miss("the second block's weight is not β e^γ");
     }
-    Ok((solved_matrix(tracer, &solve)?, WeightedValues { v: v_chunks, beta, tokens: false }))
+    Ok(((solved_matrix(tracer, &solve)?, false), WeightedValues { v: v_chunks, beta, tokens: false }))
 }
 
 /// A of a unit lower triangular solve with I + A (flags checked).
@@ -518,11 +533,11 @@ fn solved_matrix<'c, 'a>(tracer: &Tracer<'c, 'a>, solve: &Node<'c, 'a>) -> Resul
 /// U = T (β V) and W = T (β e^γ K) as two products of one inverse T = (I + A)⁻¹ I, each
 /// possibly rounded to the model's dtype and back (MaxText's `jax_chunk_gated_delta_rule`;
 /// FlyWheel computes them in f32), β V and β K possibly weighted before the chunk split
-/// (torch), the inverse solved or computed row by row: A, V and β.
+/// (torch), the inverse solved or computed row by row: A (or -A), V and β.
 fn inverse_products<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     inputs: &PrecomputeInputs<'_, 'c, 'a>,
-) -> Result<(Traced<'c, 'a>, WeightedValues<'c, 'a>), Miss> {
+) -> Result<(SignedMatrix<'c, 'a>, WeightedValues<'c, 'a>), Miss> {
     let PrecomputeInputs { u: (u, _), w, k_chunks, gamma, .. } = inputs;
     let product = |value: &Traced<'c, 'a>, what: &str| -> Result<(Node<'c, 'a>, Traced<'c, 'a>), Miss> {
         let fail = || Miss(format!("{what} is not a product of the inverse (I + A)⁻¹"));
@@ -548,10 +563,13 @@ fn inverse_products<'c, 'a>(
             if !identity {
                 return miss("the inverse does not solve for the identity");
             }
-            solved_matrix(tracer, &solve)?
+            (solved_matrix(tracer, &solve)?, false)
         }
-        None => row_by_row_inverse(tracer, &inverse)
-            .ok_or(Miss("U and W do not come from a triangular solve or a row-by-row inverse".into()))?,
+        None => {
+            let negated_a = row_by_row_inverse(tracer, &inverse)
+                .ok_or(Miss("U and W do not come from a triangular solve or a row-by-row inverse".into()))?;
+            (negated_a, true)
+        }
     };
     let weighted_values = match weighted(tracer, &u_right) {
         Some((beta, v)) => WeightedValues { v, beta, tokens: false },
@@ -569,7 +587,11 @@ fn inverse_products<'c, 'a>(
     let is_gate = |value: &Traced<'c, 'a>| exponential_of(tracer, value, gamma);
     let is_k = |value: &Traced<'c, 'a>| same_value(&tracer.resolve(value), &tracer.resolve(k_chunks));
     let (mut keys, mut betas, mut gates) = (0, 0, 0);
-    for factor in product_factors(tracer, &w_right) {
+    let (factors, negated) = product_factors(tracer, &w_right);
+    if negated {
+        return miss("W's right side is negated");
+    }
+    for factor in factors {
         if is_k(&factor) {
             keys += 1;
         } else if is_row(&factor, &is_beta) {
@@ -588,115 +610,6 @@ fn inverse_products<'c, 'a>(
         return miss("W's right side is not β e^γ K");
     }
     Ok((a, weighted_values))
-}
-
-fn is_identity(matrix: &[f64]) -> bool {
-    let n = (matrix.len() as f64).sqrt() as usize;
-    (0..n).all(|i| (0..n).all(|j| matrix[i * n + j] == f64::from(u8::from(i == j))))
-}
-
-/// A of `(I + A)⁻¹` computed as torch's `torch_chunk_gated_delta_rule` does: L = -A, then
-/// for i = 1 .. C-1 in turn `M[..., i, :i] = row + (row[..., None] * M[..., :i, :i]).sum(-2)`
-/// with `row = M[..., i, :i]`, and the inverse `M + I`. Each step is checked at its row.
-fn row_by_row_inverse<'c, 'a>(tracer: &Tracer<'c, 'a>, inverse: &Traced<'c, 'a>) -> Option<Traced<'c, 'a>> {
-    let sum = tracer.producer_named(inverse, "stablehlo.add")?;
-    let identity_side =
-        (0..2).find(|&side| placed_matrix(tracer, &sum.operand(side)).is_some_and(|m| is_identity(&m)))?;
-    let shape = inverse.shape()?;
-    let rank = shape.len();
-    let n = shape[rank - 1] as usize;
-    let mut matrix = sum.operand(1 - identity_side);
-    for i in (1..n).rev() {
-        matrix = row_step(tracer, &matrix, i, &shape)?;
-    }
-    let negated = tracer.producer_named(&matrix, "stablehlo.negate")?;
-    Some(negated.operand(0))
-}
-
-/// The matrix before step `i` of the row-by-row inverse, if `value` is that step.
-fn row_step<'c, 'a>(
-    tracer: &Tracer<'c, 'a>,
-    value: &Traced<'c, 'a>,
-    i: usize,
-    shape: &[i64],
-) -> Option<Traced<'c, 'a>> {
-    let rank = shape.len();
-    let scatter = tracer.producer_named(value, "stablehlo.scatter")?;
-    let numbers = Scatter::from_operation(scatter.op)?.dimension_numbers().ok()?;
-    let (row_axis, column_axis) = ((rank - 2) as i64, (rank - 1) as i64);
-    let writes_row = numbers.update_window_dims == (0..column_axis).collect::<Vec<_>>()
-        && numbers.inserted_window_dims == [row_axis]
-        && numbers.scatter_dims_to_operand_dims == [row_axis, column_axis]
-        && numbers.input_batching_dims.is_empty()
-        && Scatter::from_operation(scatter.op)?.overwrites();
-    // The start index (i, 0), a constant (or the concatenation of two).
-    let index = constant_vector(tracer, &scatter.operand(1))?;
-    if !writes_row || index != [i as f64, 0.0] {
-        return None;
-    }
-    let before = scatter.operand(0);
-    // The new row: row + (row[..., None] * M[..., :i, :i]).sum(-2).
-    let update = tracer.producer_named(&scatter.operand(2), "stablehlo.add")?;
-    let corner = |value: &Traced<'c, 'a>, rows: (i64, i64)| -> bool {
-        let mut start = vec![0; rank];
-        let mut limit = shape.to_vec();
-        (start[rank - 2], limit[rank - 2], limit[rank - 1]) = (rows.0, rows.1, i as i64);
-        start[rank - 1] = 0;
-        static_slice(tracer, value)
-            .is_some_and(|(source, s, l)| same_value(&source, &before) && s == start && l == limit)
-    };
-    let is_row = |value: &Traced<'c, 'a>| {
-        let (values, _) = follow_layout(tracer, value, Through { converts: false, broadcasts: false });
-        values.iter().any(|v| corner(v, (i as i64, i as i64 + 1)))
-    };
-    (0..2).find_map(|side| {
-        let row = update.operand(side);
-        let product = Product::of(tracer, &update.operand(1 - side))?;
-        let summed_ok = product.contracted() == 1 && product.summed_axes() == [rank - 2];
-        // row[..., None]: the row's columns (the slice's last axis) along the summed axis.
-        let broadcast_row: Vec<Option<usize>> = (0..rank - 2).map(Some).chain([Some(rank - 1), None]).collect();
-        let row_side = (0..2).find(|&s| {
-            let (source, steps) = broadcast_source(tracer, &product.operand(s));
-            let sizes = product.operand(s).shape().unwrap_or_default();
-            corner(&source, (i as i64, i as i64 + 1))
-                && source
-                    .shape()
-                    .and_then(|shape| placement(&steps, &shape))
-                    .is_some_and(|placed| same_places(&placed, &broadcast_row, &sizes))
-        })?;
-        let sub_ok = corner(&product.operand(1 - row_side), (0, i as i64));
-        (is_row(&row) && summed_ok && sub_ok).then(|| before.clone())
-    })
-}
-
-/// A small 1-D integer constant's values, through a concatenation of constants.
-fn constant_vector(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
-    let node = tracer.producer(value)?;
-    if node.is("stablehlo.concatenate") {
-        let parts: Option<Vec<Vec<f64>>> =
-            (0..node.operand_count()).map(|k| constant_vector(tracer, &node.operand(k))).collect();
-        return parts.map(|parts| parts.concat());
-    }
-    let length = value.shape()?.first().copied()? as usize;
-    tracer.splat(value).map(|splat| vec![splat; length])
-}
-
-/// A `stablehlo.slice` with unit strides: its source, start and limit indices.
-fn static_slice<'c, 'a>(
-    tracer: &Tracer<'c, 'a>,
-    value: &Traced<'c, 'a>,
-) -> Option<(Traced<'c, 'a>, Vec<i64>, Vec<i64>)> {
-    let node = tracer.producer_named(value, "stablehlo.slice")?;
-    let array = |name: &str| -> Option<Vec<i64>> {
-        let array = DenseI64ArrayAttribute::try_from(node.op.attribute(name).ok()?).ok()?;
-        (0..array.len()).map(|i| array.element(i).ok()).collect()
-    };
-    let strides = array("strides")?;
-    strides
-        .iter()
-        .all(|&s| s == 1)
-        .then(|| Some((node.operand(0), array("start_indices")?, array("limit_indices")?)))
-        .flatten()
 }
 
 /// `A` of a solve's matrix `I + A`, or `I - (-A)` as torch writes it. The solve reads only
@@ -746,28 +659,6 @@ fn exponential_of<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, gamma
         .is_some_and(|e| same_value(&tracer.resolve(&e.operand(0)), &tracer.resolve(gamma)))
 }
 
-/// Whether a layout chain from `source` places its axes first, in order, and broadcasts
-/// one more (a per-row weight `x[..., None]` of a [..., C] tensor); `None` if the chain
-/// cannot be followed.
-fn row_placement(steps: &[LayoutStep], source: &Traced) -> Option<bool> {
-    let shape = source.shape()?;
-    let placed = placement(steps, &shape)?;
-    let want: Vec<Option<usize>> = (0..shape.len()).map(Some).chain([None]).collect();
-    let sizes: Vec<i64> = shape.iter().copied().chain([0]).collect();
-    Some(same_places(&placed, &want, &sizes))
-}
-
-/// The 2-D matrix `value` broadcasts onto its last two axes (evaluated, row-major).
-fn placed_matrix(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
-    let (source, steps) = broadcast_source(tracer, value);
-    let rank = value.shape()?.len();
-    let placed = placement(&steps, &source.shape()?)?;
-    let want: Vec<Option<usize>> = vec![None; rank - 2].into_iter().chain([Some(0), Some(1)]).collect();
-    let sizes: Vec<i64> = value.shape()?.iter().enumerate().map(|(i, &n)| if i + 2 < rank { 0 } else { n }).collect();
-    let on_last_two = rank >= 2 && same_places(&placed, &want, &sizes);
-    on_last_two.then(|| evaluate(tracer, &source)).flatten()
-}
-
 /// A scan sequence as the chunk tensor it transposes (the chunks moved among the leading,
 /// batch-like axes: MaxText's `transpose(1, 0, 2, ...)`), with that tensor's axes; the
 /// sequence itself otherwise.
@@ -784,19 +675,6 @@ fn chunk_tensor<'c, 'a>(tracer: &Tracer<'c, 'a>, init: &Traced<'c, 'a>, axes: &[
             (source, source_axes)
         }
         _ => (init.clone(), axes.to_vec()),
-    }
-}
-
-/// `value` before any float converts (the rule's products run in f32 whatever the source
-/// rounds them to).
-fn without_converts<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Traced<'c, 'a> {
-    let is_float =
-        |traced: &Traced| traced.element_type().is_some_and(|e| matches!(e.as_str(), "f32" | "bf16" | "f16"));
-    match tracer.producer_named(value, "stablehlo.convert") {
-        Some(convert) if is_float(&convert.operand(0)) && is_float(value) => {
-            without_converts(tracer, &convert.operand(0))
-        }
-        _ => value.clone(),
     }
 }
 
@@ -823,84 +701,17 @@ fn weighted<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<(
     })
 }
 
-/// The value `value` broadcasts, and the steps: through `broadcast_in_dim`s and reshapes
-/// that only add or drop unit axes, but not into a step's slice (itself such a reshape).
-fn broadcast_source<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> (Traced<'c, 'a>, Vec<LayoutStep>) {
-    let mut current = value.clone();
-    let mut steps = Vec::new();
-    while let Some(node) = tracer.producer(&current) {
-        let non_unit = |traced: &Traced| -> Option<Vec<i64>> {
-            Some(traced.shape()?.into_iter().filter(|&size| size != 1).collect())
-        };
-        let unit_reshape = node.is("stablehlo.reshape")
-            && non_unit(&node.operand(0)).is_some_and(|before| Some(before) == non_unit(&node.result()))
-            && tracer.producer_named(&node.operand(0), "stablehlo.dynamic_slice").is_none();
-        if !(node.is("stablehlo.broadcast_in_dim") || unit_reshape) {
-            break;
-        }
-        match layout_step(&node, LAYOUT) {
-            Some(step) => steps.push(step),
-            None => break,
-        }
-        current = node.operand(0);
-    }
-    steps.reverse();
-    (current, steps)
-}
-
-/// Whether placements agree, an axis of size 1 (one element: JAX squeezes and re-adds
-/// them freely, and a reshape keeps no label for them) matching anything.
-fn same_places(got: &[Option<usize>], want: &[Option<usize>], sizes: &[i64]) -> bool {
-    got.len() == want.len() && got.iter().zip(want).zip(sizes).all(|((got, want), &size)| size == 1 || got == want)
-}
-
-/// Where each axis of a layout chain's result comes from in its source (`None`: a
-/// broadcast axis). Reshapes may only add or drop size-1 axes.
-fn placement(steps: &[LayoutStep], source_shape: &[i64]) -> Option<Vec<Option<usize>>> {
-    let mut labels: Vec<Option<usize>> = (0..source_shape.len()).map(Some).collect();
-    let mut shape = source_shape.to_vec();
-    for step in steps {
-        match step {
-            LayoutStep::Transpose(permutation) => {
-                labels = permutation.iter().map(|&p| labels[p as usize]).collect();
-                shape = permutation.iter().map(|&p| shape[p as usize]).collect();
-            }
-            LayoutStep::BroadcastInDim { dimensions, shape: to } => {
-                let mut next = vec![None; to.len()];
-                for (j, &d) in dimensions.iter().enumerate() {
-                    if shape[j] == to[d as usize] {
-                        next[d as usize] = labels[j];
-                    }
-                }
-                labels = next;
-                shape = to.clone();
-            }
-            LayoutStep::Reshape(to) => {
-                let kept: Vec<Option<usize>> =
-                    labels.iter().zip(&shape).filter(|(_, &s)| s != 1).map(|(l, _)| *l).collect();
-                if to.iter().filter(|&&s| s != 1).copied().collect::<Vec<_>>()
-                    != shape.iter().filter(|&&s| s != 1).copied().collect::<Vec<_>>()
-                {
-                    return None;
-                }
-                let mut kept = kept.into_iter();
-                labels = to.iter().map(|&s| if s == 1 { None } else { kept.next().flatten() }).collect();
-                shape = to.clone();
-            }
-            LayoutStep::Convert => {}
-        }
-    }
-    Some(labels)
-}
-
 /// `where(mask, x, 0)`, or `where(mask, 0, x)` (torch's `masked_fill(mask, 0)`), with the
 /// C x C mask placed on the last two axes and `keep(i, j)` true exactly where `x` is
-/// kept: the factors of `x` (a product).
+/// kept, maybe negated: the factors of `x` (a product), and whether the whole is negated.
 fn masked<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     value: &Traced<'c, 'a>,
     keep: impl Fn(usize, usize) -> bool,
-) -> Option<Vec<Traced<'c, 'a>>> {
+) -> Option<(Vec<Traced<'c, 'a>>, bool)> {
+    if let Some(negate) = tracer.producer_named(value, "stablehlo.negate") {
+        return masked(tracer, &negate.operand(0), keep).map(|(factors, negated)| (factors, !negated));
+    }
     let select = tracer.producer_named(value, "stablehlo.select")?;
     let (kept_side, kept) = zero_select(tracer, &select)?;
     covers(&kept, &keep, true).then(|| product_factors(tracer, &select.operand(kept_side)))
@@ -934,15 +745,6 @@ fn covers(kept: &[f64], keep: &dyn Fn(usize, usize) -> bool, exact: bool) -> boo
             _ => true,
         })
     })
-}
-
-/// The factors of a tree of multiplies, through float converts.
-fn product_factors<'c, 'a>(tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Vec<Traced<'c, 'a>> {
-    let value = without_converts(tracer, value);
-    match tracer.producer_named(&value, "stablehlo.multiply") {
-        Some(node) => [product_factors(tracer, &node.operand(0)), product_factors(tracer, &node.operand(1))].concat(),
-        None => vec![value],
-    }
 }
 
 /// A test of which value a factor reads.
@@ -1121,68 +923,6 @@ fn cumsum_input<'c, 'a>(tracer: &Tracer<'c, 'a>, gamma: &Traced<'c, 'a>) -> Resu
         && window.operand_count() == 2
         && body_adds;
     ok.then(|| window.operand(0)).ok_or_else(fail)
-}
-
-/// Evaluates a small 2-D integer or boolean expression of iotas and constants (a mask),
-/// row-major; `None` for anything else.
-fn evaluate(tracer: &Tracer, value: &Traced) -> Option<Vec<f64>> {
-    let shape = value.shape()?;
-    let (rows, columns) = match shape.as_slice() {
-        [r, c] => (*r as usize, *c as usize),
-        _ => return None,
-    };
-    if rows * columns > 1 << 16 {
-        return None;
-    }
-    if let Some(splat) = tracer.splat(value) {
-        return Some(vec![splat; rows * columns]);
-    }
-    // A mask carried into the loop unchanged (torch code's closure constants).
-    if let Some(init) = tracer.loop_invariant_init(value) {
-        return evaluate(tracer, &init);
-    }
-    let node = tracer.producer(value)?;
-    let both = |f: fn(f64, f64) -> f64| -> Option<Vec<f64>> {
-        let (a, b) = (evaluate(tracer, &node.operand(0))?, evaluate(tracer, &node.operand(1))?);
-        Some(a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect())
-    };
-    match node.name().as_str() {
-        Iota::NAME => {
-            let dimension = Iota::from_operation(node.op)?.iota_dimension().ok()?;
-            Some(
-                (0..rows * columns)
-                    .map(|k| if dimension == 0 { (k / columns) as f64 } else { (k % columns) as f64 })
-                    .collect(),
-            )
-        }
-        "stablehlo.convert" => evaluate(tracer, &node.operand(0)),
-        "stablehlo.add" => both(|x, y| x + y),
-        "stablehlo.subtract" => both(|x, y| x - y),
-        "stablehlo.and" => both(|x, y| f64::from(u8::from(x != 0.0 && y != 0.0))),
-        "stablehlo.or" => both(|x, y| f64::from(u8::from(x != 0.0 || y != 0.0))),
-        Compare::NAME => {
-            let direction = Compare::from_operation(node.op)?.direction().ok()?;
-            let test: fn(f64, f64) -> bool = match direction {
-                ComparisonDirection::Eq => |x, y| x == y,
-                ComparisonDirection::Ne => |x, y| x != y,
-                ComparisonDirection::Ge => |x, y| x >= y,
-                ComparisonDirection::Gt => |x, y| x > y,
-                ComparisonDirection::Le => |x, y| x <= y,
-                ComparisonDirection::Lt => |x, y| x < y,
-            };
-            let (a, b) = (evaluate(tracer, &node.operand(0))?, evaluate(tracer, &node.operand(1))?);
-            Some(a.iter().zip(&b).map(|(&x, &y)| f64::from(u8::from(test(x, y)))).collect())
-        }
-        "stablehlo.select" => {
-            let (p, a, b) = (
-                evaluate(tracer, &node.operand(0))?,
-                evaluate(tracer, &node.operand(1))?,
-                evaluate(tracer, &node.operand(2))?,
-            );
-            Some((0..p.len()).map(|k| if p[k] != 0.0 { a[k] } else { b[k] }).collect())
-        }
-        _ => None,
-    }
 }
 
 fn strictly_lower_is_zero(matrix: &[f64]) -> bool {

@@ -12,6 +12,8 @@
 //! before the update) fails to tie up and is left alone with a remark.
 
 mod chunked;
+mod placed;
+mod row_inverse;
 mod scan;
 
 use crate::{

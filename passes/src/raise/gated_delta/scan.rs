@@ -19,6 +19,9 @@ pub(crate) struct Scan<'c, 'a> {
     /// Every carried value equal to the step: the counter, and any other carried integer
     /// that starts at 0 and adds 1 each step (a `fori_loop`'s index inside its scan).
     pub(crate) step_arguments: Vec<usize>,
+    /// Every carried scalar integer that adds 1 each step, with the constant it starts at
+    /// (a `fori_loop(1, n)`'s index starts at 1).
+    pub(crate) indices: Vec<(usize, i64)>,
     pub(crate) steps: i64,
     pub(crate) body_arguments: Vec<Value<'c, 'a>>,
     pub(crate) returned: Vec<Value<'c, 'a>>,
@@ -56,26 +59,32 @@ pub(crate) fn read_scan<'c, 'a>(tracer: &Tracer<'c, 'a>, op: OperationRef<'c, 'a
     }
     let invariant = returned.iter().zip(&body_arguments).map(|(r, a)| r == a).collect();
     let counts_with_the_step = |index: usize| {
-        let starts_at_zero = tracer.splat(&Traced::outer(op.operand(index).ok()?)) == Some(0.0);
+        let start = tracer.splat(&Traced::outer(op.operand(index).ok()?))?;
         let increment = tracer.producer_named(&Traced::outer(returned[index]), "stablehlo.add")?;
         let adds_one = (0..2).any(|side| {
             tracer.resolve(&increment.operand(side)).value == body_arguments[index]
                 && tracer.splat(&increment.operand(1 - side)) == Some(1.0)
         });
         let scalar = Traced::outer(body_arguments[index]).shape().is_some_and(|shape| shape.is_empty());
-        (starts_at_zero && adds_one && scalar).then_some(index)
+        let integer = start.fract() == 0.0 && start.abs() < 2f64.powi(31);
+        (adds_one && scalar && integer).then_some((index, start as i64))
     };
-    let step_arguments = (0..returned.len()).filter_map(counts_with_the_step).collect();
-    Some(Scan { step_arguments, steps, body_arguments, returned, invariant })
+    let indices: Vec<(usize, i64)> = (0..returned.len()).filter_map(counts_with_the_step).collect();
+    let step_arguments = indices.iter().filter(|&&(_, start)| start == 0).map(|&(index, _)| index).collect();
+    Some(Scan { step_arguments, indices, steps, body_arguments, returned, invariant })
 }
 
 impl<'c, 'a> Scan<'c, 'a> {
-    /// Whether `value` is the step: a step argument, through integer converts and the
-    /// negative-index wrap `select(i < 0, i + n, i)` JAX puts around `x[i]` (the step is
-    /// never negative, so the select keeps it).
-    pub(crate) fn is_step(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> bool {
+    /// Whether `value` is a carried index that starts at `start` (≥ 0) and adds 1 each step,
+    /// through integer converts and JAX's negative-index wrap (never taken: the index is
+    /// never negative).
+    pub(crate) fn is_index(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>, start: i64) -> bool {
         let value = tracer.resolve(value);
-        if self.step_arguments.iter().any(|&index| self.body_arguments[index] == value.value) {
+        let counts = |&(index, from): &(usize, i64)| from == start && self.body_arguments[index] == value.value;
+        if start < 0 {
+            return false;
+        }
+        if self.indices.iter().any(counts) {
             return true;
         }
         let Some(node) = tracer.producer(&value) else { return false };
@@ -83,7 +92,9 @@ impl<'c, 'a> Scan<'c, 'a> {
             let integer = |traced: &Traced| {
                 traced.element_type().is_some_and(|e| matches!(e.as_str(), "i32" | "i64" | "ui32" | "ui64"))
             };
-            return integer(&node.operand(0)) && integer(&node.result()) && self.is_step(tracer, &node.operand(0));
+            return integer(&node.operand(0))
+                && integer(&node.result())
+                && self.is_index(tracer, &node.operand(0), start);
         }
         let Some(select) = Select::from_operation(node.op) else { return false };
         let Some(test) = tracer.producer(&Traced { value: select.pred(), calls: node.calls.clone() }) else {
@@ -94,16 +105,22 @@ impl<'c, 'a> Scan<'c, 'a> {
         compare.direction().ok() == Some(ComparisonDirection::Lt)
             && tracer.resolve(&test.operand(0)).value == tracer.resolve(&on_false).value
             && tracer.splat(&test.operand(1)) == Some(0.0)
-            && self.is_step(tracer, &on_false)
+            && self.is_index(tracer, &on_false, start)
     }
 
-    /// The axis a start-index list of a tensor of `rank` addresses at the step, when every
-    /// other index is 0 (and there is one index per axis).
-    fn step_axis(&self, tracer: &Tracer<'c, 'a>, indices: &[Traced<'c, 'a>], rank: usize) -> Option<usize> {
+    /// The axis a start-index list of a tensor of `rank` addresses at the index that starts
+    /// at `start`, when every other index is 0 (and there is one index per axis).
+    fn index_axis(
+        &self,
+        tracer: &Tracer<'c, 'a>,
+        indices: &[Traced<'c, 'a>],
+        rank: usize,
+        start: i64,
+    ) -> Option<usize> {
         if indices.len() != rank {
             return None;
         }
-        let axis = indices.iter().position(|index| self.is_step(tracer, index))?;
+        let axis = indices.iter().position(|index| self.is_index(tracer, index, start))?;
         let rest_zero = indices.iter().enumerate().all(|(i, index)| i == axis || tracer.splat(index) == Some(0.0));
         rest_zero.then_some(axis)
     }
@@ -112,29 +129,46 @@ impl<'c, 'a> Scan<'c, 'a> {
     /// `xs[..., t, ...]`, as `reshape(dynamic_slice(xs, 0, .., t, .., 0))` with the unit
     /// axis dropped (JAX's `dynamic_index_in_dim`).
     pub(crate) fn sliced(&self, tracer: &Tracer<'c, 'a>, value: &Traced<'c, 'a>) -> Option<(usize, usize)> {
+        self.indexed(tracer, value, 0).filter(|&(sequence, _)| self.invariant[sequence])
+    }
+
+    /// The carried value `value` is a row of at the index that starts at `start`, and the
+    /// axis it is sliced along (as `sliced`, for any carried value).
+    pub(crate) fn indexed(
+        &self,
+        tracer: &Tracer<'c, 'a>,
+        value: &Traced<'c, 'a>,
+        start: i64,
+    ) -> Option<(usize, usize)> {
         let reshape = tracer.producer_named(value, "stablehlo.reshape")?;
         let slice = tracer.producer_named(&reshape.operand(0), "stablehlo.dynamic_slice")?;
         let sequence = self.body_arguments.iter().position(|&a| a == tracer.resolve(&slice.operand(0)).value)?;
         let shape = slice.operand(0).shape()?;
         let indices: Vec<Traced> = (1..slice.operand_count()).map(|i| slice.operand(i)).collect();
-        let time_axis = self.step_axis(tracer, &indices, shape.len())?;
+        let time_axis = self.index_axis(tracer, &indices, shape.len(), start)?;
         let sizes = DenseI64ArrayAttribute::try_from(slice.op.attribute("slice_sizes").ok()?).ok()?;
         let one_row = (0..shape.len())
             .all(|axis| sizes.element(axis).ok() == Some(if axis == time_axis { 1 } else { shape[axis] }));
         let mut row_shape = shape.clone();
         row_shape.remove(time_axis);
-        (self.invariant[sequence] && one_row && reshape.result().shape()? == row_shape).then_some((sequence, time_axis))
+        (one_row && reshape.result().shape()? == row_shape).then_some((sequence, time_axis))
     }
 
     /// How the loop writes one output row per step into the carried value `index`, if it
     /// does: `ys.at[..., t, ...].set(row)` as a `dynamic_update_slice` or a `scatter`.
     pub(crate) fn written_row(&self, tracer: &Tracer<'c, 'a>, index: usize) -> Option<Write<'c, 'a>> {
+        self.written_row_at(tracer, index, 0)
+    }
+
+    /// How the loop writes one row per step into the carried value `index` at the index that
+    /// starts at `start`.
+    pub(crate) fn written_row_at(&self, tracer: &Tracer<'c, 'a>, index: usize, start: i64) -> Option<Write<'c, 'a>> {
         let node = tracer.producer(&Traced::outer(self.returned[index]))?;
         let into = tracer.resolve(&node.operand(0)).value == self.body_arguments[index];
         let shape = node.operand(0).shape()?;
         if node.is("stablehlo.dynamic_update_slice") {
             let indices: Vec<Traced> = (2..node.operand_count()).map(|i| node.operand(i)).collect();
-            let time_axis = self.step_axis(tracer, &indices, shape.len())?;
+            let time_axis = self.index_axis(tracer, &indices, shape.len(), start)?;
             let mut row_shape = shape.clone();
             row_shape[time_axis] = 1;
             let row = node.operand(1);
@@ -147,7 +181,7 @@ impl<'c, 'a> Scan<'c, 'a> {
         let time_axis = time_axis as usize;
         // One index, the step, addressing a whole row along `time_axis`.
         let index = tracer.producer_named(&node.operand(1), "stablehlo.reshape")?;
-        let one_index = node.operand(1).shape()? == [1] && self.is_step(tracer, &index.operand(0));
+        let one_index = node.operand(1).shape()? == [1] && self.is_index(tracer, &index.operand(0), start);
         let mut row_shape = shape.clone();
         row_shape.remove(time_axis);
         let row = node.operand(2);
@@ -171,7 +205,7 @@ pub(crate) struct Write<'c, 'a> {
     /// The value written.
     pub(crate) row: Traced<'c, 'a>,
     /// Whether the row keeps the time axis, of size 1 (`dynamic_update_slice`).
-    unit_axis: bool,
+    pub(crate) unit_axis: bool,
 }
 
 impl Write<'_, '_> {
