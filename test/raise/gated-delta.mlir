@@ -144,6 +144,49 @@
 // FORI-SIGN: remark: gated delta recurrence not raised: chunked form: A has the wrong sign
 // FORI-SIGN-NOT: flywheel.gated_delta
 
+// A Python loop over tokens that tracing unrolled (hand-written, three steps): rolled
+// back into a loop, raised, and the lowered program checks against the source.
+// RUN: flywheel-opt %S/../Inputs/gdn_unrolled.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNROLLED
+// UNROLLED: remark: raised to flywheel.gated_delta (a Python loop, unrolled by tracing)
+// UNROLLED: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 1.000000e+00 : f32}
+// UNROLLED-NOT: stablehlo.scatter
+// UNROLLED-NOT: stablehlo.while
+// RUN: flywheel-opt %S/../Inputs/gdn_unrolled.mlir --pass-pipeline='builtin.module(flywheel-raise-gated-delta,flywheel-lower-to-stablehlo)' -o %t.unrolled.mlir
+// RUN: flywheel check %S/../Inputs/gdn_unrolled.mlir %t.unrolled.mlir | FileCheck %s --check-prefix=CHECKED
+// Near miss: step 1 reads k at token 2 (line 54), so the steps are not one loop: left
+// alone, its three writes kept and no loop left behind.
+// RUN: sed '54s/limit_indices = array<i64: 2, 2, 4>, start_indices = array<i64: 0, 1, 0>/limit_indices = array<i64: 2, 3, 4>, start_indices = array<i64: 0, 2, 0>/' %S/../Inputs/gdn_unrolled.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNROLLED-OTHER-TOKEN
+// UNROLLED-OTHER-TOKEN-NOT: remark
+// UNROLLED-OTHER-TOKEN-COUNT-3: "stablehlo.scatter"
+// UNROLLED-OTHER-TOKEN-NOT: flywheel.gated_delta
+// UNROLLED-OTHER-TOKEN-NOT: stablehlo.while
+// Near miss: steps 1 and 2 write each other's rows (lines 86 and 126).
+// RUN: sed -e '86s/dense<1>/dense<2>/' -e '126s/dense<2>/dense<1>/' %S/../Inputs/gdn_unrolled.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNROLLED-SWAPPED
+// UNROLLED-SWAPPED-NOT: remark
+// UNROLLED-SWAPPED-NOT: flywheel.gated_delta
+// UNROLLED-SWAPPED-NOT: stablehlo.while
+// Near miss: the last step adds the decay instead of multiplying by it (line 104).
+// RUN: sed '104s/multiply/add/' %S/../Inputs/gdn_unrolled.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNROLLED-LAST-ADDS
+// UNROLLED-LAST-ADDS-NOT: remark
+// UNROLLED-LAST-ADDS-NOT: flywheel.gated_delta
+// UNROLLED-LAST-ADDS-NOT: stablehlo.while
+// Near miss, from transformers' reference (64 tokens unrolled): the decay applied after
+// the delta update in every step is one loop, but not the rule: rolled, refused, and
+// unrolled again.
+// RUN: flywheel-opt %S/../Inputs/real/nm_hf_recurrent_decay_after_update_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=UNROLLED-DECAY-AFTER
+// UNROLLED-DECAY-AFTER: remark: gated delta recurrence not raised (a Python loop, unrolled by tracing): the state update is not S + k uᵀ
+// UNROLLED-DECAY-AFTER-NOT: flywheel.gated_delta
+// UNROLLED-DECAY-AFTER-NOT: stablehlo.while
+// Near miss: one middle step of the 64 (token 4, line 269) reads k at token 5.
+// RUN: sed '269s/limit_indices = array<i64: 2, 4, 5, 64>, start_indices = array<i64: 0, 0, 4, 0>/limit_indices = array<i64: 2, 4, 6, 64>, start_indices = array<i64: 0, 0, 5, 0>/' %S/../Inputs/real/hf_recurrent_python_loop_f32.mlir \
+// RUN:   | flywheel-opt --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=UNROLLED-ONE-STEP
+// UNROLLED-ONE-STEP-NOT: remark
+// UNROLLED-ONE-STEP-NOT: flywheel.gated_delta
+// UNROLLED-ONE-STEP-NOT: stablehlo.while
+
 // Attention is not a recurrence: nothing to say, nothing changed.
 // RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // ATTENTION-NOT: remark

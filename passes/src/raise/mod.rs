@@ -4,3 +4,4 @@
 pub mod attention;
 pub mod gated_delta;
 pub mod normalize;
+mod reroll;

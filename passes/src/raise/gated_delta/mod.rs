@@ -16,6 +16,7 @@ mod placed;
 mod row_inverse;
 mod scan;
 
+use super::reroll;
 use crate::{
     analysis::atoms::{Atom, Atoms, Axis},
     analysis::hlo::{covers, materialize, HloBuilder},
@@ -64,7 +65,9 @@ one axis, carry one state S [B, H, Dk, Dv] (or [H, Dk, Dv], a batch of one) and 
 (`dynamic_update_slice` or an overwriting `scatter`), and its body must be exactly the gated delta rule: S1 = exp(g_t) \
 S; u = beta_t (v_t - S1ᵀ k_t); S2 = S1 + k_t uᵀ; o_t = S2ᵀ q_t, its products as `dot_general`s or as multiplies \
 summed by a `reduce`. A body that computes anything else (another update rule, a transposed outer product, the \
-readout before the update) is left alone with a remark.",
+readout before the update) is left alone with a remark. A Python loop that tracing unrolled (a chain of row writes, \
+one per step) is rolled back into such a loop first, when every step is the same computation, and unrolled again \
+unless it raises.",
     options: RaiseGatedDeltaOptions::SPECS,
     create: |text| Ok(create(RaiseGatedDeltaOptions::parse(text)?)),
 };
@@ -107,6 +110,50 @@ pub fn raise_gated_delta(module: OperationRef, remarks: bool, chunk_size: i64) -
             }
         })
     });
+    raised + raise_unrolled(&tracer, module, remarks, chunk_size)
+}
+
+/// Raises recurrences written as Python loops, which tracing unrolled: each chain of row
+/// writes is rolled back into a loop for the matchers, and unrolled again (the loop
+/// erased) unless it raises.
+fn raise_unrolled<'c, 'a>(
+    tracer: &Tracer<'c, 'a>,
+    module: OperationRef<'c, 'a>,
+    remarks: bool,
+    chunk_size: i64,
+) -> usize {
+    let mut raised = 0;
+    let mut destroyed = HashSet::new();
+    for chain in reroll::write_chains(module) {
+        if chain.iter().any(|op| destroyed.contains(&(op.to_raw().ptr as usize))) {
+            continue;
+        }
+        let Some(rolled) = reroll::roll(&chain) else { continue };
+        let op = rolled.op;
+        let found = read_scan(tracer, op)
+            .ok_or(Miss("the rolled loop does not count its steps".into()))
+            .and_then(|scan| match_recurrence(tracer, op, &scan));
+        match found {
+            Ok(found) => {
+                let (location, unrolled) = (op.location(), rolled.unrolled());
+                destroyed.extend(rewrite(tracer, op, found, chunk_size));
+                destroyed.extend(erase_dead(tracer, &unrolled));
+                if remarks {
+                    emit_remark(location, "raised to flywheel.gated_delta (a Python loop, unrolled by tracing)");
+                }
+                raised += 1;
+            }
+            Err(Miss(reason)) => {
+                if remarks {
+                    emit_remark(
+                        chain[chain.len() - 1].location(),
+                        &format!("gated delta recurrence not raised (a Python loop, unrolled by tracing): {reason}"),
+                    );
+                }
+                rolled.undo();
+            }
+        }
+    }
     raised
 }
 
