@@ -45,9 +45,25 @@ impl<'c> TensorInfo<'c> {
         is_i1(self.element)
     }
 
-    /// The element type spelled as MLIR prints it (`f32`, `bf16`, `i1`).
+    /// The element type spelled as MLIR prints it (`f32`, `bf16`, `i1`): the common ones
+    /// named without printing the type, which the raisers would do for every op they read.
     pub fn element_name(&self) -> String {
-        self.element.to_string()
+        let element = self.element;
+        let name = if element.is_f32() {
+            "f32"
+        } else if element.is_bf16() {
+            "bf16"
+        } else if element.is_f16() {
+            "f16"
+        } else if element.is_f64() {
+            "f64"
+        } else {
+            return match IntegerType::try_from(element) {
+                Ok(integer) if integer.is_signless() => format!("i{}", integer.width()),
+                _ => element.to_string(),
+            };
+        };
+        name.to_owned()
     }
 }
 
@@ -61,5 +77,20 @@ pub fn dims_agree(a: Option<i64>, b: Option<i64>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => a == b,
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TensorInfo;
+    use melior::ir::Type;
+
+    #[test]
+    fn element_names_are_the_printed_types() {
+        let context = crate::create_context();
+        for element in ["f32", "bf16", "f16", "f64", "i1", "i32", "i64", "ui32", "si8", "f8E4M3FN", "complex<f32>"] {
+            let r#type = Type::parse(&context, &format!("tensor<2x{element}>")).expect("parses");
+            assert_eq!(TensorInfo::of_type(r#type).expect("a tensor").element_name(), element);
+        }
     }
 }

@@ -33,6 +33,14 @@ pub fn split_chunks(text: &str) -> Vec<String> {
 /// Where text input uses a construct MLIR 22's parser crashes on (a segfault, in upstream
 /// `mlir-opt-22` too): a dense array of `index` elements, `array<index: ...>`.
 fn crashing_construct(bytes: &[u8]) -> Option<(usize, usize)> {
+    // A quick look first: most inputs have no `array<` followed by `index` at all.
+    let candidate = bytes
+        .windows(6)
+        .enumerate()
+        .any(|(at, window)| window == b"array<" && bytes[at + 6..].trim_ascii_start().starts_with(b"index"));
+    if !candidate {
+        return None;
+    }
     let text = String::from_utf8_lossy(bytes);
     text.lines().enumerate().find_map(|(line, content)| {
         // Outside string literals and before a `//` comment.

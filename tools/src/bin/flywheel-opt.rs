@@ -21,7 +21,10 @@ use melior::{
     pass::PassManager,
     Context, StringRef,
 };
-use mlir_sys::{mlirPassManagerCreateOnOperation, mlirPassManagerEnableIRPrinting, mlirPassManagerEnableTiming};
+use mlir_sys::{
+    mlirOperationPrintWithFlags, mlirPassManagerCreateOnOperation, mlirPassManagerEnableIRPrinting,
+    mlirPassManagerEnableTiming, MlirStringRef,
+};
 use std::{io::Read, process::ExitCode};
 
 /// Optimize MLIR with FlyWheel's passes (attention and Gated DeltaNet for TPU) and
@@ -230,7 +233,9 @@ fn process_chunk(cli: &Cli, pass_flags: &[pipeline::Element], chunk: &[u8]) -> R
     };
     let output = transformed.ok();
 
-    let source = String::from_utf8_lossy(chunk);
+    // The source is read only to quote lines in diagnostics.
+    let source =
+        if cli.verify_diagnostics || !reported.is_empty() { String::from_utf8_lossy(chunk) } else { "".into() };
     let file_name = if cli.input == "-" { "<stdin>" } else { cli.input.as_str() };
     let (problems, ok) = if cli.verify_diagnostics {
         let expectations =
@@ -336,12 +341,31 @@ fn print_module(cli: &Cli, context: &Context, module: &Module) -> Vec<u8> {
         return module.as_operation().write_bytecode();
     }
     let generic = cli.print_generic || has_unregistered_ops(context, module);
-    let mut text =
-        module.as_operation().to_string_with_flags(printing_flags(cli, generic)).expect("a verified module prints");
-    if !text.ends_with('\n') {
-        text.push('\n');
+    // Printed straight into bytes: the text is written out as it is, so nothing needs it
+    // checked as UTF-8 on the way.
+    unsafe extern "C" fn append(text: MlirStringRef, buffer: *mut std::ffi::c_void) {
+        if text.length > 0 {
+            // SAFETY: MLIR passes `length` bytes at `data`, and `buffer` is the Vec below.
+            unsafe {
+                (*buffer.cast::<Vec<u8>>()).extend_from_slice(std::slice::from_raw_parts(text.data.cast(), text.length))
+            };
+        }
     }
-    text.into_bytes()
+    let mut text = Vec::new();
+    let flags = printing_flags(cli, generic);
+    // SAFETY: a live op and flags; `append` only writes to `text`.
+    unsafe {
+        mlirOperationPrintWithFlags(
+            module.as_operation().to_raw(),
+            flags.to_raw(),
+            Some(append),
+            (&mut text as *mut Vec<u8>).cast(),
+        )
+    };
+    if !text.ends_with(b"\n") {
+        text.push(b'\n');
+    }
+    text
 }
 
 /// Whether any op belongs to a dialect MLIR does not know (StableHLO, CHLO, Shardy).
