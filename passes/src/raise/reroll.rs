@@ -295,6 +295,8 @@ fn moving(last: OperationRef, earlier: OperationRef, steps: i64) -> Option<Movin
     }
 
     let back = steps - 1;
+    // Moving attributes become index arithmetic on static shapes.
+    static_shape(last.result(0).ok()?.into())?;
     match last.name().as_string_ref().as_str().ok()? {
         "stablehlo.slice" if signature(last, SLICE_BOUNDS) == signature(earlier, SLICE_BOUNDS) => {
             let (start, limit) = (i64_array(last, "start_indices")?, i64_array(last, "limit_indices")?);
@@ -534,7 +536,7 @@ impl TimeMajor {
                 continue;
             };
             let Piece::Invariant(sequence) = body.pieces[operands[0]] else { continue };
-            let shape = shape_of(sequence);
+            let Some(shape) = static_shape(sequence) else { continue };
             let moving: Vec<usize> = (0..stride.len()).filter(|&d| stride[d] != 0).collect();
             let [axis] = moving[..] else { continue };
             let whole_rows = (0..shape.len()).all(|d| start[d] == 0 && size[d] == if d == axis { 1 } else { shape[d] })
@@ -565,7 +567,7 @@ fn row_write(body: &Body, piece: usize) -> Option<(usize, usize)> {
         Piece::Op { template, moving: Moving::Fixed, .. } => integer_splat(template) == Some(0),
         _ => false,
     };
-    let shape = shape_of(template.result(0).ok()?.into());
+    let shape = static_shape(template.result(0).ok()?.into())?;
     if let Some(scatter) = Scatter::from_operation(*template) {
         let numbers = scatter.dimension_numbers().ok()?;
         let [axis] = numbers.inserted_window_dims[..] else { return None };
@@ -581,15 +583,21 @@ fn row_write(body: &Body, piece: usize) -> Option<(usize, usize)> {
     // one step long.
     let indices = &operands[2..];
     let axis = indices.iter().position(|&p| at_step(p))?;
-    let row_shape = shape_of(template.operand(1).ok()?);
+    let row_shape = static_shape(template.operand(1).ok()?)?;
     let ok = indices.len() == shape.len()
         && indices.iter().enumerate().all(|(d, &p)| d == axis || is_zero(p))
         && (0..shape.len()).all(|d| row_shape[d] == if d == axis { 1 } else { shape[d] });
     ok.then_some((axis, operands[1]))
 }
 
+/// A tensor's static shape (`None` for anything else).
+fn static_shape(value: Value) -> Option<Vec<i64>> {
+    TensorInfo::of_value(value)?.shape.into_iter().collect()
+}
+
+/// The static shape of a value `TimeMajor::of` or `moving` found static.
 fn shape_of(value: Value) -> Vec<i64> {
-    TensorInfo::of_value(value).map(|info| info.shape.iter().map(|d| d.unwrap_or(-1)).collect()).unwrap_or_default()
+    static_shape(value).expect("a static tensor (checked)")
 }
 
 fn element_of(value: Value) -> String {
@@ -792,15 +800,14 @@ impl<'c, 'b> Emitter<'_, 'c, '_, 'b> {
         moving: &Moving,
     ) -> Value<'c, 'b> {
         let b = self.builder;
-        let info = TensorInfo::of_value(template.result(result).expect("in range").into()).expect("a tensor");
-        let element = info.element_name();
-        let shape: Vec<i64> = info.shape.iter().map(|d| d.expect("static")).collect();
+        let value: Value = template.result(result).expect("in range").into();
         match moving {
             Moving::Slice { start, size, stride } => {
                 let starts: Vec<Value> = start.iter().zip(stride).map(|(&s, &d)| self.index(s, d)).collect();
-                b.dynamic_slice(operands[0], &starts, size, &element)
+                b.dynamic_slice(operands[0], &starts, size, &element_of(value))
             }
             Moving::Constant { first, stride } => {
+                let (shape, element) = (shape_of(value), element_of(value));
                 let index = b.convert(self.index(*first, *stride), &[], "i32", &element);
                 if shape.iter().product::<i64>() == 1 {
                     b.reshape(index, &[], &shape, &element)
