@@ -4,6 +4,6 @@
 // failure, hang, or output file left by a failure. The long run is documented in
 // docs/testing.md.
 // RUN: %python %S/../../fuzz/mutate.py --replay %S/../../fuzz/regressions --tool flywheel-opt | FileCheck %s --check-prefix=REPLAY
-// REPLAY: 17 regression inputs replayed: 0 finding(s)
+// REPLAY: 18 regression inputs replayed: 0 finding(s)
 // RUN: %python %S/../../fuzz/mutate.py --seed 7 --count 150 --tool flywheel-opt --save %t.findings | FileCheck %s --check-prefix=FUZZ
 // FUZZ: 150 runs of 150 mutants (parse, raise, tpu; seed 7): {{[0-9]+}} accepted, {{[0-9]+}} clean errors, 0 finding(s)

@@ -126,11 +126,27 @@ pub fn render(reported: &Reported, file_name: &str, source: &str) -> String {
         return format!("{file_name}: {}: {}\n", reported.kind, reported.message);
     };
     let mut text = format!("{file_name}:{line}:{column}: {}: {}\n", reported.kind, reported.message);
-    if let Some(source_line) = source.lines().nth(line.wrapping_sub(1)) {
+    // The line is quoted only when the column falls on it: a location may point anywhere
+    // (another file, a column past 2^31), and a caret that far out would take gigabytes.
+    let quoted = source.lines().nth(line.wrapping_sub(1)).filter(|text| column <= text.chars().count() + 1);
+    if let Some(source_line) = quoted {
         text.push_str(source_line);
         text.push('\n');
         text.push_str(&" ".repeat(column.saturating_sub(1)));
         text.push_str("^\n");
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carets_only_under_the_quoted_line() {
+        let at = |line, column| Reported { kind: Kind::Error, position: Some((line, column)), message: "m".into() };
+        assert_eq!(render(&at(2, 3), "f", "a\nbcd\n"), "f:2:3: error: m\nbcd\n  ^\n");
+        // Past the line's end (a location in another file, or a column of 2^31): no quote.
+        assert_eq!(render(&at(2, 2147483647), "f", "a\nbcd\n"), "f:2:2147483647: error: m\n");
+    }
 }
