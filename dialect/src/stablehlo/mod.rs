@@ -190,6 +190,10 @@ view!(
     Select, "stablehlo.select"
 );
 view!(Iota, "stablehlo.iota");
+view!(
+    /// `slice(operand)` from `start_indices` to `limit_indices` by `strides`.
+    Slice, "stablehlo.slice"
+);
 view!(Constant, "stablehlo.constant");
 view!(Transpose, "stablehlo.transpose");
 view!(Reshape, "stablehlo.reshape");
@@ -381,6 +385,18 @@ impl Iota<'_, '_> {
             .map_err(|_| wrong(&self.op, name, "an integer", attribute))?;
         axes_of(&self.op, name, &[dimension], rank(self.result()))?;
         Ok(dimension)
+    }
+}
+
+impl Slice<'_, '_> {
+    pub fn start_indices(&self) -> Result<Vec<i64>, ViewError> {
+        i64_array(&self.op, "start_indices")
+    }
+    pub fn limit_indices(&self) -> Result<Vec<i64>, ViewError> {
+        i64_array(&self.op, "limit_indices")
+    }
+    pub fn strides(&self) -> Result<Vec<i64>, ViewError> {
+        i64_array(&self.op, "strides")
     }
 }
 

@@ -12,10 +12,10 @@
 //! loop's initial values) to the last: the loop computes exactly what the steps did.
 
 use crate::analysis::hlo::HloBuilder;
-use flywheel_dialect::stablehlo::Scatter;
+use crate::analysis::trace::Traced;
+use flywheel_dialect::stablehlo::{Constant, Scatter, Slice};
 use flywheel_dialect::{ir::op_result, tensor::TensorInfo};
 use melior::ir::{
-    attribute::DenseI64ArrayAttribute,
     operation::{Operation, OperationLike, OperationPrintingFlags, OperationRef, WalkOrder, WalkResult},
     BlockLike, RegionLike, Value, ValueLike,
 };
@@ -106,11 +106,24 @@ enum Piece<'c, 'a> {
     /// The value of `Role` the previous step computed.
     Carried(usize),
     /// An op like the last step's `template`: its result `result`, operands from pieces.
-    Op { template: OperationRef<'c, 'a>, result: usize, operands: Vec<usize>, moving: Moving },
+    Op { template: OperationRef<'c, 'a>, result: usize, operands: Vec<usize>, moving: Moving, form: Form },
+}
+
+/// What every step's op must print as, printed once from the template: its signature with
+/// the moving attributes left out, and its regions.
+struct Form {
+    signature: String,
+    regions: Vec<String>,
+}
+
+impl<'c, 'a> Piece<'c, 'a> {
+    fn op(template: OperationRef<'c, 'a>, result: usize, operands: Vec<usize>, moving: Moving) -> Self {
+        let form = Form { signature: signature(template, moving.masked()), regions: region_texts(template) };
+        Piece::Op { template, result, operands, moving, form }
+    }
 }
 
 /// How an op's attributes move from step to step: their values at step 0 and the stride.
-#[derive(Clone, PartialEq)]
 enum Moving {
     Fixed,
     /// A `stablehlo.slice`'s bounds.
@@ -124,6 +137,31 @@ enum Moving {
         first: i64,
         stride: i64,
     },
+}
+
+impl Moving {
+    /// The attributes that move (left out of signatures).
+    fn masked(&self) -> &'static [&'static str] {
+        match self {
+            Moving::Fixed => &[],
+            Moving::Slice { .. } => SLICE_BOUNDS,
+            Moving::Constant { .. } => CONSTANT_VALUE,
+        }
+    }
+
+    /// Whether `op`'s moving attributes have their values at `step`.
+    fn at(&self, op: OperationRef, step: usize) -> bool {
+        let step = step as i64;
+        match self {
+            Moving::Fixed => true,
+            Moving::Slice { start, size, stride } => {
+                let at: Vec<i64> = start.iter().zip(stride).map(|(s, d)| s + step * d).collect();
+                let limit: Vec<i64> = at.iter().zip(size).map(|(s, n)| s + n).collect();
+                slice_bounds(op) == Some((at, limit))
+            }
+            Moving::Constant { first, stride } => integer_splat(op) == Some(first + step * stride),
+        }
+    }
 }
 
 /// A value carried from step to step: the piece that computes it, and its initial value.
@@ -244,7 +282,7 @@ impl<'c, 'a> Learner<'c, 'a> {
             let operands = (0..template.operand_count())
                 .map(|i| self.pair(template.operand(i).ok()?, twin.operand(i).ok()?))
                 .collect::<Option<Vec<_>>>()?;
-            let piece = self.add(Piece::Op { template, result: a.result_number(), operands, moving });
+            let piece = self.add(Piece::op(template, a.result_number(), operands, moving));
             self.twin.insert(key(earlier), piece);
             piece
         };
@@ -277,7 +315,7 @@ impl<'c, 'a> Learner<'c, 'a> {
                 .map(|i| self.extend(template.operand(i).ok()?, memo))
                 .collect::<Option<Vec<_>>>()?;
             let result = op_result(value)?.result_number();
-            self.add(Piece::Op { template, result, operands, moving: Moving::Fixed })
+            self.add(Piece::op(template, result, operands, Moving::Fixed))
         };
         memo.insert(key(value), piece);
         Some(piece)
@@ -287,7 +325,10 @@ impl<'c, 'a> Learner<'c, 'a> {
 /// How `last`'s attributes move from `earlier`'s (the step before), if they agree but for
 /// slice bounds or an integer constant moving by a fixed stride.
 fn moving(last: OperationRef, earlier: OperationRef, steps: i64) -> Option<Moving> {
-    if last.region_count() != earlier.region_count() || !regions_closed(last) || !same_regions(last, earlier) {
+    if last.region_count() != earlier.region_count()
+        || !regions_closed(last)
+        || region_texts(last) != region_texts(earlier)
+    {
         return None;
     }
     if signature(last, &[]) == signature(earlier, &[]) {
@@ -298,13 +339,12 @@ fn moving(last: OperationRef, earlier: OperationRef, steps: i64) -> Option<Movin
     // Moving attributes become index arithmetic on static shapes.
     static_shape(last.result(0).ok()?.into())?;
     match last.name().as_string_ref().as_str().ok()? {
-        "stablehlo.slice" if signature(last, SLICE_BOUNDS) == signature(earlier, SLICE_BOUNDS) => {
-            let (start, limit) = (i64_array(last, "start_indices")?, i64_array(last, "limit_indices")?);
-            let (start_before, limit_before) =
-                (i64_array(earlier, "start_indices")?, i64_array(earlier, "limit_indices")?);
+        Slice::NAME if signature(last, SLICE_BOUNDS) == signature(earlier, SLICE_BOUNDS) => {
+            let (start, limit) = slice_bounds(last)?;
+            let (start_before, limit_before) = slice_bounds(earlier)?;
             let stride: Vec<i64> = start.iter().zip(&start_before).map(|(a, b)| a - b).collect();
             let same_size = limit.iter().zip(&limit_before).zip(&stride).all(|((a, b), s)| a - b == *s);
-            let unit_strides = i64_array(last, "strides")?.iter().all(|&s| s == 1);
+            let unit_strides = Slice::from_operation(last)?.strides().ok()?.iter().all(|&s| s == 1);
             let size: Vec<i64> = limit.iter().zip(&start).map(|(l, s)| l - s).collect();
             let first: Vec<i64> = start.iter().zip(&stride).map(|(s, d)| s - back * d).collect();
             (same_size && unit_strides).then_some(Moving::Slice { start: first, size, stride })
@@ -322,14 +362,16 @@ const CONSTANT_VALUE: &[&str] = &["value"];
 
 /// An integer splat constant's value (an index).
 fn integer_splat(op: OperationRef) -> Option<i64> {
-    let info = TensorInfo::of_value(op.result(0).ok()?.into())?;
-    let value = flywheel_dialect::stablehlo::splat_value(op.attribute("value").ok()?)?;
-    (info.is_integer() && value.fract() == 0.0 && value.abs() < 2f64.powi(31)).then_some(value as i64)
+    let constant = Constant::from_operation(op)?;
+    let integer = TensorInfo::of_value(constant.result())?.is_integer();
+    let value = constant.splat()?;
+    (integer && value.fract() == 0.0 && value.abs() < 2f64.powi(31)).then_some(value as i64)
 }
 
-fn i64_array(op: OperationRef, name: &str) -> Option<Vec<i64>> {
-    let array = DenseI64ArrayAttribute::try_from(op.attribute(name).ok()?).ok()?;
-    (0..array.len()).map(|i| array.element(i).ok()).collect()
+/// A slice's start and limit indices.
+fn slice_bounds(op: OperationRef) -> Option<(Vec<i64>, Vec<i64>)> {
+    let slice = Slice::from_operation(op)?;
+    Some((slice.start_indices().ok()?, slice.limit_indices().ok()?))
 }
 
 /// An op as printed (generic form) without its operands' and results' names, its regions
@@ -399,11 +441,9 @@ fn regions_closed(op: OperationRef) -> bool {
     closed
 }
 
-/// Whether two ops' regions (closed) are the same code: the ops within pairwise alike,
-/// reading the same positions.
-fn same_regions(a: OperationRef, b: OperationRef) -> bool {
-    let text = |op: OperationRef| -> Vec<String> { op.regions().map(|region| region_text(&region)).collect() };
-    text(a) == text(b)
+/// An op's regions as code: equal texts, the same ops within, reading the same positions.
+fn region_texts(op: OperationRef) -> Vec<String> {
+    op.regions().map(|region| region_text(&region)).collect()
 }
 
 /// A region's ops printed with values named by position: equal texts, equal code.
@@ -474,17 +514,17 @@ fn matches<'c, 'a>(
             let next = body.roles[role].next;
             matches(body, memos, next, value, step - 1)
         }
-        Piece::Op { template, result, ref operands, ref moving } => {
+        Piece::Op { template, result, ref operands, ref moving, ref form } => {
+            let op = op_result(value).filter(|r| r.result_number() == result).map(|r| r.owner());
+            let alike = op.filter(|&op| {
+                op.region_count() == template.region_count()
+                    && moving.at(op, step)
+                    && signature(op, moving.masked()) == form.signature
+                    && region_texts(op) == form.regions
+            });
             let operands = operands.clone();
-            let moving = moving.clone();
-            op_result(value).is_some_and(|r| {
-                let op = r.owner();
-                r.result_number() == result
-                    && op.region_count() == template.region_count()
-                    && alike_at(template, op, &moving, step)
-                    && same_regions(template, op)
-                    && (0..operands.len())
-                        .all(|i| op.operand(i).is_ok_and(|v| matches(body, memos, operands[i], v, step)))
+            alike.is_some_and(|op| {
+                (0..operands.len()).all(|i| op.operand(i).is_ok_and(|v| matches(body, memos, operands[i], v, step)))
             })
         }
     };
@@ -492,25 +532,6 @@ fn matches<'c, 'a>(
         memos[step].insert(piece, value);
     }
     ok
-}
-
-/// Whether `op` is `template` (regions aside), its attributes moved to `step`.
-fn alike_at(template: OperationRef, op: OperationRef, moving: &Moving, step: usize) -> bool {
-    let step = step as i64;
-    match moving {
-        Moving::Fixed => signature(template, &[]) == signature(op, &[]),
-        Moving::Slice { start, size, stride } => {
-            let at: Vec<i64> = start.iter().zip(stride).map(|(s, d)| s + step * d).collect();
-            let limit: Vec<i64> = at.iter().zip(size).map(|(s, n)| s + n).collect();
-            signature(template, SLICE_BOUNDS) == signature(op, SLICE_BOUNDS)
-                && i64_array(op, "start_indices") == Some(at)
-                && i64_array(op, "limit_indices") == Some(limit)
-        }
-        Moving::Constant { first, stride } => {
-            signature(template, CONSTANT_VALUE) == signature(op, CONSTANT_VALUE)
-                && integer_splat(op) == Some(first + step * stride)
-        }
-    }
 }
 
 // ---- building the loop ---------------------------------------------------------------------
@@ -592,7 +613,7 @@ fn row_write(body: &Body, piece: usize) -> Option<(usize, usize)> {
 
 /// A tensor's static shape (`None` for anything else).
 fn static_shape(value: Value) -> Option<Vec<i64>> {
-    TensorInfo::of_value(value)?.shape.into_iter().collect()
+    Traced::outer(value).shape()
 }
 
 /// The static shape of a value `TimeMajor::of` or `moving` found static.
@@ -601,7 +622,7 @@ fn shape_of(value: Value) -> Vec<i64> {
 }
 
 fn element_of(value: Value) -> String {
-    TensorInfo::of_value(value).map(|info| info.element_name()).unwrap_or_default()
+    Traced::outer(value).element_type().unwrap_or_default()
 }
 
 /// The permutation moving `axis` first, the others after it in order.
@@ -723,7 +744,7 @@ impl<'c, 'b> Emitter<'_, 'c, '_, 'b> {
                 self.carried[1 + roles + index]
             }
             Piece::Carried(role) => self.carried[1 + role],
-            Piece::Op { template, result, operands, moving } => {
+            Piece::Op { template, result, operands, moving, .. } => {
                 let is_reshape = template.name().as_string_ref().as_str() == Ok("stablehlo.reshape");
                 let row = match self.layout.rows.contains_key(&piece) {
                     true => Some(piece),
@@ -757,8 +778,7 @@ impl<'c, 'b> Emitter<'_, 'c, '_, 'b> {
     fn row(&self, sequence: Value<'c, 'b>, like: OperationRef) -> Value<'c, 'b> {
         let b = self.builder;
         let (shape, element) = (shape_of(sequence), element_of(sequence));
-        let mut starts = vec![self.carried[0]];
-        starts.extend((1..shape.len()).map(|_| b.scalar(0.0, "i32")));
+        let starts = self.step_first(shape.len());
         let sizes: Vec<i64> = std::iter::once(1).chain(shape[1..].iter().copied()).collect();
         let sliced = b.dynamic_slice(sequence, &starts, &sizes, &element);
         b.reshape(sliced, &sizes, &shape_of(like.result(0).expect("a result").into()), &element)
@@ -771,9 +791,13 @@ impl<'c, 'b> Emitter<'_, 'c, '_, 'b> {
         let (shape, element) = (shape_of(buffer), element_of(buffer));
         let row_shape: Vec<i64> = std::iter::once(1).chain(shape[1..].iter().copied()).collect();
         let row = b.reshape(row, &shape_of(row), &row_shape, &element);
-        let mut starts = vec![self.carried[0]];
-        starts.extend((1..shape.len()).map(|_| b.scalar(0.0, "i32")));
-        b.dynamic_update_slice(buffer, row, &starts)
+        b.dynamic_update_slice(buffer, row, &self.step_first(shape.len()))
+    }
+
+    /// Start indices of a tensor of `rank` carried steps first: the step, then zeros.
+    fn step_first(&self, rank: usize) -> Vec<Value<'c, 'b>> {
+        let zeros = (1..rank).map(|_| self.builder.scalar(0.0, "i32"));
+        std::iter::once(self.carried[0]).chain(zeros).collect()
     }
 
     /// `start + step * stride` as an i32 scalar: a constant, the step itself, or the sum.

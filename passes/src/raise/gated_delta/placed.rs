@@ -2,8 +2,8 @@
 //! the Gated DeltaNet raiser reads C x C masks, identities and slices through these.
 
 use crate::analysis::trace::{layout_step, LayoutStep, Through, Traced, Tracer};
-use flywheel_dialect::stablehlo::{Compare, ComparisonDirection, Iota};
-use melior::ir::{attribute::DenseI64ArrayAttribute, operation::OperationLike, Value};
+use flywheel_dialect::stablehlo::{BroadcastInDim, Compare, ComparisonDirection, Iota, Slice};
+use melior::ir::Value;
 
 /// Layout ops a value is read through: reshapes, transposes, broadcasts.
 pub(super) const LAYOUT: Through = Through { converts: false, broadcasts: true };
@@ -31,17 +31,10 @@ pub(super) fn static_slice<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
     value: &Traced<'c, 'a>,
 ) -> Option<(Traced<'c, 'a>, Vec<i64>, Vec<i64>)> {
-    let node = tracer.producer_named(value, "stablehlo.slice")?;
-    let array = |name: &str| -> Option<Vec<i64>> {
-        let array = DenseI64ArrayAttribute::try_from(node.op.attribute(name).ok()?).ok()?;
-        (0..array.len()).map(|i| array.element(i).ok()).collect()
-    };
-    let strides = array("strides")?;
-    strides
-        .iter()
-        .all(|&s| s == 1)
-        .then(|| Some((node.operand(0), array("start_indices")?, array("limit_indices")?)))
-        .flatten()
+    let node = tracer.producer_named(value, Slice::NAME)?;
+    let slice = Slice::from_operation(node.op)?;
+    let unit_strides = slice.strides().ok()?.iter().all(|&s| s == 1);
+    unit_strides.then(|| Some((node.operand(0), slice.start_indices().ok()?, slice.limit_indices().ok()?))).flatten()
 }
 
 /// Whether a layout chain from `source` places its axes first, in order, and broadcasts
@@ -216,8 +209,7 @@ pub(super) fn evaluate<'c, 'a>(
         let (a, b) = (operand(0)?, operand(1)?);
         (a.len() == count && b.len() == count).then(|| a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect())
     };
-    // Row-major strides of the result.
-    let strides: Vec<usize> = (0..shape.len()).map(|d| shape[d + 1..].iter().map(|&n| n as usize).product()).collect();
+    let strides = row_major_strides(&shape);
     match node.name().as_str() {
         Iota::NAME => {
             let dimension = usize::try_from(Iota::from_operation(node.op)?.iota_dimension().ok()?).ok()?;
@@ -225,18 +217,16 @@ pub(super) fn evaluate<'c, 'a>(
             Some((0..count).map(|k| ((k / strides[dimension]) % size) as f64).collect())
         }
         "stablehlo.convert" | "stablehlo.reshape" => operand(0).filter(|values| values.len() == count),
-        "stablehlo.broadcast_in_dim" => {
+        BroadcastInDim::NAME => {
             let source = operand(0)?;
             let from = node.operand(0).shape()?;
-            let dimensions = DenseI64ArrayAttribute::try_from(node.op.attribute("broadcast_dimensions").ok()?).ok()?;
-            let dimensions: Vec<usize> = (0..dimensions.len())
-                .map(|j| dimensions.element(j).ok().and_then(|d| usize::try_from(d).ok()))
-                .collect::<Option<_>>()?;
-            if dimensions.len() != from.len() || dimensions.iter().any(|&d| d >= shape.len()) {
-                return None;
-            }
-            let from_strides: Vec<usize> =
-                (0..from.len()).map(|j| from[j + 1..].iter().map(|&n| n as usize).product()).collect();
+            let dimensions: Vec<usize> = BroadcastInDim::from_operation(node.op)?
+                .broadcast_dimensions()
+                .ok()?
+                .into_iter()
+                .map(|d| d as usize)
+                .collect();
+            let from_strides = row_major_strides(&from);
             Some(
                 (0..count)
                     .map(|k| {
@@ -283,4 +273,9 @@ pub(super) fn evaluate<'c, 'a>(
         }
         _ => None,
     }
+}
+
+/// How far apart, in a row-major buffer of `shape`, consecutive indices along each axis are.
+fn row_major_strides(shape: &[i64]) -> Vec<usize> {
+    (0..shape.len()).map(|d| shape[d + 1..].iter().map(|&n| n as usize).product()).collect()
 }
