@@ -1,6 +1,7 @@
 //! Shared pieces of FlyWheel's command-line tools: reading and splitting MLIR input,
 //! collecting and rendering diagnostics (and checking them against `expected-*`
-//! comments), and writing output files atomically.
+//! comments), writing output files atomically, and refusing standard streams that were
+//! closed.
 
 pub mod compare;
 pub mod cpu;
@@ -11,5 +12,6 @@ pub mod output;
 pub mod plugin;
 pub mod program;
 pub mod source;
+pub mod standard_streams;
 pub mod tpu;
 pub mod verify_diagnostics;

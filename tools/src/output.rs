@@ -6,12 +6,15 @@ use std::{
     path::Path,
 };
 
-/// Writes `bytes` to `path` ("-" is stdout). A file is written next to its destination
+use crate::standard_streams::{ensure_open, Stream};
+
+/// Writes `bytes` to `path` ("-" is stdout; an error if stdout was closed). A file is written next to its destination
 /// under a temporary name and renamed into place, so readers never see half of it and an
 /// existing file is only replaced on success, keeping its permissions; a symbolic link is
 /// written through, as `mlir-opt -o` does, not replaced.
 pub fn write_atomically(path: &str, bytes: &[u8]) -> io::Result<()> {
     if path == "-" {
+        ensure_open(Stream::Stdout)?;
         let mut stdout = io::stdout().lock();
         stdout.write_all(bytes)?;
         return stdout.flush();

@@ -36,6 +36,12 @@
 // RUN: not flywheel-opt %s --pass-pipeline='builtin.module(cse)' --cse 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: '--pass-pipeline' cannot be used with individual pass flags
 // RUN: flywheel-opt %S/Inputs/does-not-exist.mlir 2>&1 >/dev/null; test $? -eq 2
+// A closed stdout or stdin is an I/O error (exit 2), not output lost or an empty input.
+// RUN: flywheel-opt %s >&- 2>%t.closed; test $? -eq 2 && FileCheck %s --check-prefix=CLOSED-OUT < %t.closed
+// CLOSED-OUT: flywheel-opt: cannot write '-': Bad file descriptor
+// RUN: flywheel-opt - <&- 2>%t.closed >/dev/null; test $? -eq 2 && FileCheck %s --check-prefix=CLOSED-IN < %t.closed
+// CLOSED-IN: flywheel-opt: cannot read '-': Bad file descriptor
+// RUN: flywheel-opt %s -o %t.closed.mlir >&- && FileCheck %s --check-prefix=KEPT < %t.closed.mlir
 
 // Malformed input: a located error, exit 1, and no output file (an existing one is kept).
 // RUN: not flywheel-opt %S/Inputs/malformed.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MALFORMED

@@ -6,6 +6,9 @@
 // RUN: flywheel run %S/Inputs/known_answer_bf16.mlir --seed 7 > %t.first
 // RUN: flywheel run %S/Inputs/known_answer_bf16.mlir --seed 7 | diff %t.first -
 // RUN: flywheel run %S/Inputs/known_answer_bf16.mlir --seed 8 | not diff %t.first -
+// The report has nowhere to go when stdout is closed: exit 2, not a run that prints nothing.
+// RUN: flywheel run %S/Inputs/known_answer_bf16.mlir >&- 2>%t.closed; test $? -eq 2 && FileCheck %s --check-prefix=CLOSED < %t.closed
+// CLOSED: flywheel: error: cannot print the report on standard output: Bad file descriptor
 // RAN: ran {{.*}}known_answer_bf16.mlir on the CPU plugin (random inputs, seed 7)
 // RAN-NEXT: output 0  tensor<2x3xbf16>  checksum {{[0-9a-f]+}}  mean {{.*}}  nan 0  inf 0
 // RAN-NEXT: output 1  tensor<2xbf16>

@@ -11,6 +11,7 @@ use flywheel_tools::{
     diagnostics::{render, Collector, Kind},
     output::write_atomically,
     source::{is_bytecode, parse_module, split_chunks, SPLIT_MARKER},
+    standard_streams::{ensure_open, Stream},
     verify_diagnostics::{check, parse_expectations},
 };
 use melior::{
@@ -209,7 +210,7 @@ fn run() -> Result<(), Failure> {
 fn read_input(path: &str) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     let result = if path == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+        ensure_open(Stream::Stdin).and_then(|()| std::io::stdin().read_to_end(&mut bytes).map(|_| ()))
     } else {
         std::fs::read(path).map(|read| bytes = read)
     };

@@ -16,6 +16,7 @@ use flywheel_tools::{
     output::write_atomically,
     program::{self, entry_signature, Signature, TensorSpec},
     source::parse_module,
+    standard_streams::{ensure_open, Stream},
     tpu::{locate_libtpu, read_profile, MemoryFigures, Target, TpuCompiler, TpuError},
 };
 use melior::ir::Module;
@@ -160,6 +161,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
+    // Every command prints its report on stdout.
+    ensure_open(Stream::Stdout)
+        .map_err(|error| Failure::Usage(format!("cannot print the report on standard output: {error}")))?;
     match cli.command {
         Command::Compile { tpu, output } => {
             let (module, partitioning) = read_module(&tpu.input, program::partitioning)?;
