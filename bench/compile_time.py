@@ -28,8 +28,13 @@ as a timeout, and larger N are then skipped):
 - mlir-opt: `/usr/lib/llvm-22/bin/mlir-opt --allow-unregistered-dialect -canonicalize
   -cse FILE -o /dev/null` (StableHLO is an unregistered dialect there: the cost of
   parsing, walking and printing the program).
+- startup: both commands on an empty module, once per run: each tool's fixed cost
+  (mlir-opt's is about 30 ms more: it registers every dialect and links libMLIR
+  dynamically). "past startup" is the ratio of what each spends beyond it, the cost that
+  grows with the program: raising is linear when that ratio stays flat as N grows, which
+  the plain ratio cannot show, as mlir-opt's larger fixed cost shrinks in it with N.
 Prints the table (layers, file KB, ops, raise s, raise CPU s, no-pass s, mlir-opt s,
-raise/mlir-opt, attentions raised; CPU s is the raising run's user + system time, less
+raise/mlir-opt, the same past startup, attentions raised; CPU s is the raising run's user + system time, less
 disturbed than the wall clock on a busy machine) and merges it into
 bench/compile_time.json: one entry per tool binary (its sha256; the binary is copied
 first and the copy timed, as it may be rebuilt during a run), pipeline and model, with
@@ -37,7 +42,8 @@ the repository's commit (`git rev-parse --short HEAD`; the binary may have been 
 from a dirty tree, recorded as `tree_dirty`), the date and the load average, so the
 numbers before and after a change stay side by side.
 `--markdown` prints the tables from the JSON. The goal (issue 35): raise/mlir-opt below
-1.0 at 64 layers, and flat as N grows (raising in linear time).
+1.0 at 64 layers, and flat as N grows (raising in linear time): read on the ratio past
+startup.
 """
 
 import argparse
@@ -259,6 +265,25 @@ def measure(layers, path, tool, pipeline, repeats, timeout):
     return row
 
 
+def startup(tool, pipeline, repeats, timeout):
+    """Each command's time on an empty module: (raise s, mlir-opt s)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        empty = pathlib.Path(scratch) / "empty.mlir"
+        empty.write_text("module {}\n")
+        raising, _ = best([str(tool), str(empty), f"--pass-pipeline={pipeline}", "-o", "/dev/null"], repeats, timeout)
+        mlir_opt, _ = best([MLIR_OPT, "--allow-unregistered-dialect", "-canonicalize", "-cse", str(empty), "-o",
+                            "/dev/null"], repeats, timeout)
+    return raising, mlir_opt
+
+
+def past_startup(row, entry):
+    """raise/mlir-opt on the time each spends beyond its startup, or None."""
+    raising, mlir_opt = entry.get("startup_s") or (None, None)
+    if not (row["raise_s"] and row["mlir_opt_s"] and raising is not None and row["mlir_opt_s"] > mlir_opt):
+        return None
+    return (row["raise_s"] - raising) / (row["mlir_opt_s"] - mlir_opt)
+
+
 # ---- tables --------------------------------------------------------------------------
 
 
@@ -266,16 +291,23 @@ def seconds(value, status="ok"):
     return f"{value:.3f}" if value is not None else (status if status != "ok" else "—")
 
 
-def cells(row):
+def cells(row, entry):
+    ratio = lambda value: f"{value:.2f}" if value is not None else "—"
     return [str(row["layers"]), f"{row['file_bytes'] / 1000:,.0f}", f"{row['ops']:,}",
             seconds(row["raise_s"], row.get("raise_status", "ok")), seconds(row.get("raise_cpu_s")),
-            seconds(row.get("no_pass_s")),
-            seconds(row["mlir_opt_s"]), f"{row['ratio']:.2f}" if row["ratio"] is not None else "—",
-            str(row["attentions"]) if row["attentions"] is not None else "—"]
+            seconds(row.get("no_pass_s")), seconds(row["mlir_opt_s"]), ratio(row["ratio"]),
+            ratio(past_startup(row, entry)), str(row["attentions"]) if row["attentions"] is not None else "—"]
 
 
 HEADER = ["layers", "file KB", "ops", "raise s", "raise CPU s", "no-pass s", "mlir-opt s", "raise/mlir-opt",
-          "attentions raised"]
+          "past startup", "attentions raised"]
+
+
+def startup_line(entry):
+    if not entry.get("startup_s"):
+        return None
+    raising, mlir_opt = entry["startup_s"]
+    return f"startup (an empty module): raise {raising:.3f} s, mlir-opt {mlir_opt:.3f} s"
 
 
 def growth(rows):
@@ -290,11 +322,13 @@ def growth(rows):
 
 
 def report(entry):
-    widths = [6, 8, 8, 14, 11, 10, 10, 14, 17]
+    widths = [6, 8, 8, 14, 11, 10, 10, 14, 12, 17]
     print(f"pipeline timed: {entry['pipeline']}")
+    if startup_line(entry):
+        print(startup_line(entry))
     print("  ".join(f"{h:>{w}}" for h, w in zip(HEADER, widths)))
     for row in sorted(entry["rows"], key=lambda r: r["layers"]):
-        print("  ".join(f"{c:>{w}}" for c, w in zip(cells(row), widths)))
+        print("  ".join(f"{c:>{w}}" for c, w in zip(cells(row, entry), widths)))
     fitted = growth(entry["rows"])
     if fitted:
         print(f"raise time grows as layers^{fitted[0]:.2f} from {fitted[1]} to {fitted[2]} layers (1.0 is linear)")
@@ -312,10 +346,12 @@ def markdown():
         print("| " + " | ".join(HEADER) + " |")
         print("| ---: " * len(HEADER) + "|")
         for row in sorted(entry["rows"], key=lambda r: r["layers"]):
-            print("| " + " | ".join(cells(row)) + " |")
+            print("| " + " | ".join(cells(row, entry)) + " |")
         fitted = growth(entry["rows"])
         if fitted:
             print(f"\nRaise time grows as layers^{fitted[0]:.2f} from {fitted[1]} to {fitted[2]} layers (1.0 is linear).")
+        if startup_line(entry):
+            print(f"{startup_line(entry)[0].upper()}{startup_line(entry)[1:]}.")
         print()
 
 
@@ -374,6 +410,7 @@ def main():
              "pipeline": pipeline,
              "mlir_opt": f"{MLIR_OPT} --allow-unregistered-dialect -canonicalize -cse FILE -o /dev/null",
              "model": config, "load_average": os.getloadavg()[0], "cpus": os.cpu_count(), "rows": []}
+    entry["startup_s"] = startup(copy, pipeline, arguments.repeats, arguments.timeout)
     timed_out = None
     for layers in layer_counts:
         if timed_out:

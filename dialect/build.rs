@@ -1,5 +1,5 @@
 //! Compiles the small C++ shims that give Rust what the MLIR C API lacks: diagnostics of
-//! every severity (the C API only emits errors) and inlining a call.
+//! every severity (the C API only emits errors), inlining a call and buffered printing.
 
 fn main() {
     let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());

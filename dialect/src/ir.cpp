@@ -1,5 +1,5 @@
-// IR rewrites the MLIR C API lacks: inlining a call, which needs a value mapping
-// (IRMapping) to clone a callee's body in place of the call.
+// What the MLIR C API lacks: inlining a call, which needs a value mapping (IRMapping) to
+// clone a callee's body in place of the call, and printing through a buffer.
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -29,4 +29,18 @@ extern "C" bool flywheelInlineCall(MlirOperation call, MlirOperation callee) {
     result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
   callOp->erase();
   return true;
+}
+
+// Prints `op` through a buffer and hands the text to `callback` once. The C API's
+// printing streams are unbuffered, calling back once per token, which costs as much again
+// as the printing itself on a large module.
+extern "C" void flywheelPrintOperation(MlirOperation op, MlirOpPrintingFlags flags, MlirStringCallback callback,
+                                       void *userData) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  // Unbuffered, every character would take the stream's slow path.
+  stream.SetBufferSize(1 << 16);
+  unwrap(op)->print(stream, *unwrap(flags));
+  stream.flush();
+  callback(MlirStringRef{text.data(), text.size()}, userData);
 }

@@ -1,11 +1,11 @@
-//! IR rewrites the MLIR C API lacks.
+//! IR rewrites and printing the MLIR C API lacks.
 
 use melior::ir::{
     block::BlockArgument,
-    operation::{OperationRef, OperationResult},
+    operation::{OperationPrintingFlags, OperationRef, OperationResult},
     Value, ValueLike,
 };
-use mlir_sys::MlirOperation;
+use mlir_sys::{MlirOpPrintingFlags, MlirOperation, MlirStringCallback, MlirStringRef};
 
 /// The text of a string attribute, `None` for another attribute. melior's
 /// `StringAttribute::value` panics on the empty string, which input may hold.
@@ -26,6 +26,29 @@ pub fn string_attribute(attribute: melior::ir::Attribute) -> Option<String> {
 
 unsafe extern "C" {
     fn flywheelInlineCall(call: MlirOperation, callee: MlirOperation) -> bool;
+    fn flywheelPrintOperation(
+        op: MlirOperation,
+        flags: MlirOpPrintingFlags,
+        callback: MlirStringCallback,
+        user_data: *mut std::ffi::c_void,
+    );
+}
+
+/// The text of `op` printed with `flags`, as bytes (not checked as UTF-8: it is written
+/// out as it is). Printed through one buffer: melior's printing calls back per token.
+pub fn print_operation(op: OperationRef, flags: &OperationPrintingFlags) -> Vec<u8> {
+    unsafe extern "C" fn append(text: MlirStringRef, buffer: *mut std::ffi::c_void) {
+        if text.length > 0 {
+            // SAFETY: MLIR passes `length` bytes at `data`, and `buffer` is the Vec below.
+            unsafe {
+                (*buffer.cast::<Vec<u8>>()).extend_from_slice(std::slice::from_raw_parts(text.data.cast(), text.length))
+            };
+        }
+    }
+    let mut text = Vec::new();
+    // SAFETY: a live op and flags; `append` only writes to `text`.
+    unsafe { flywheelPrintOperation(op.to_raw(), flags.to_raw(), Some(append), (&mut text as *mut Vec<u8>).cast()) };
+    text
 }
 
 /// Replaces the `func.call` `call` by a copy of `callee`'s body (one block), its arguments

@@ -1,7 +1,7 @@
 //! Shapes and element types of tensor values, read once so checks stay short.
 
 use melior::ir::{
-    r#type::{DimSize, IntegerType, RankedTensorType, ShapedTypeLike},
+    r#type::{IntegerType, RankedTensorType, ShapedTypeLike},
     Type, TypeLike, Value, ValueLike,
 };
 
@@ -16,10 +16,14 @@ pub struct TensorInfo<'c> {
 impl<'c> TensorInfo<'c> {
     pub fn of_type(r#type: Type<'c>) -> Option<Self> {
         let tensor = RankedTensorType::try_from(r#type).ok()?;
-        let shape = (0..tensor.rank())
-            .map(|dim| match tensor.dim_size(dim) {
-                Ok(DimSize::Static(size)) => i64::try_from(size).ok(),
-                _ => None,
+        let raw = tensor.to_raw();
+        // Read straight from the C API: melior's checked `dim_size` costs most of the time
+        // the raisers spend reading shapes.
+        // SAFETY: a live ranked tensor type and dimensions below its rank.
+        let shape = (0..tensor.rank() as isize)
+            .map(|dim| {
+                let size = unsafe { mlir_sys::mlirShapedTypeGetDimSize(raw, dim) };
+                (!unsafe { mlir_sys::mlirShapedTypeIsDynamicSize(size) }).then_some(size)
             })
             .collect();
         Some(TensorInfo { shape, element: tensor.element() })

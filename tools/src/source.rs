@@ -34,10 +34,8 @@ pub fn split_chunks(text: &str) -> Vec<String> {
 /// `mlir-opt-22` too): a dense array of `index` elements, `array<index: ...>`.
 fn crashing_construct(bytes: &[u8]) -> Option<(usize, usize)> {
     // A quick look first: most inputs have no `array<` followed by `index` at all.
-    let candidate = bytes
-        .windows(6)
-        .enumerate()
-        .any(|(at, window)| window == b"array<" && bytes[at + 6..].trim_ascii_start().starts_with(b"index"));
+    let candidate = memchr::memmem::find_iter(bytes, b"array<")
+        .any(|at| bytes[at + "array<".len()..].trim_ascii_start().starts_with(b"index"));
     if !candidate {
         return None;
     }

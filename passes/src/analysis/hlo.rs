@@ -2,16 +2,20 @@
 //! in front of an op, for passes that rewrite into or out of StableHLO.
 
 use crate::analysis::atoms::{Atom, Atoms, Axis};
-use flywheel_dialect::float_literal;
 use flywheel_dialect::stablehlo::{build, ComparisonDirection, ComparisonType, DotDimensionNumbers};
 use melior::{
     ir::{
         operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef},
-        Attribute, Block, BlockLike, BlockRef, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
+        Attribute, Block, BlockLike, BlockRef, Location, Operation, Region, RegionLike, Type, TypeLike, Value,
+        ValueLike,
     },
     ContextRef,
 };
-use mlir_sys::{mlirAttributeParseGet, mlirTypeParseGet, MlirStringRef};
+use mlir_sys::{
+    mlirAttributeParseGet, mlirDenseElementsAttrSplatGet, mlirDenseI64ArrayGet, mlirFloatAttrDoubleGet,
+    mlirIntegerAttrGet, mlirRankedTensorTypeGet, mlirShapedTypeGetElementType, mlirTypeIsAFloat, mlirTypeParseGet,
+    MlirStringRef,
+};
 
 /// Whether every atom of `axes` is in `target`: what [`materialize`] needs (it only
 /// rearranges and broadcasts).
@@ -54,23 +58,6 @@ pub fn materialize<'c, 'a>(
         builder.broadcast_in_dim(transposed, &present, &sizes(&wanted), element)
     };
     builder.reshape(full, &sizes(&wanted), &target_shape, element)
-}
-
-/// An infinity or NaN of a float type as MLIR writes it: its bits in hex.
-fn non_finite_literal(value: f64, element: &str) -> String {
-    let bits = |bits: u64| format!("0x{bits:X}");
-    match element {
-        "bf16" => bits(u64::from(half::bf16::from_f64(value).to_bits())),
-        "f16" => bits(u64::from(half::f16::from_f64(value).to_bits())),
-        "f64" => bits(value.to_bits()),
-        _ => bits(u64::from((value as f32).to_bits())),
-    }
-}
-
-/// A tensor type's text: `tensor<2x3xf32>`.
-pub fn tensor_type_text(shape: &[i64], element: &str) -> String {
-    let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
-    format!("tensor<{dims}{element}>")
 }
 
 fn string_ref(text: &str) -> MlirStringRef {
@@ -117,11 +104,17 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         }
     }
 
+    /// `tensor<{shape}x{element}>`: only the element type is parsed from text, as
+    /// parsing the whole type costs as much as the raising around it.
     pub fn tensor_type(&self, shape: &[i64], element: &str) -> Type<'c> {
-        let text = tensor_type_text(shape, element);
-        let raw = unsafe { mlirTypeParseGet(self.context.to_ref().to_raw(), string_ref(&text)) };
-        assert!(!raw.ptr.is_null(), "{text} parses");
-        unsafe { Type::from_raw(raw) }
+        // SAFETY: a live context; the shape is copied by the call.
+        unsafe {
+            let element_type = mlirTypeParseGet(self.context.to_ref().to_raw(), string_ref(element));
+            assert!(!element_type.ptr.is_null(), "element type {element} parses");
+            assert!(shape.iter().all(|&size| size >= 0), "a static shape: {shape:?}");
+            let no_encoding = mlir_sys::MlirAttribute { ptr: std::ptr::null() };
+            Type::from_raw(mlirRankedTensorTypeGet(shape.len() as isize, shape.as_ptr(), element_type, no_encoding))
+        }
     }
 
     /// An attribute from its MLIR text.
@@ -132,8 +125,14 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     fn i64_array(&self, values: &[i64]) -> Attribute<'c> {
-        let values: Vec<String> = values.iter().map(i64::to_string).collect();
-        self.attribute(&format!("array<i64{}{}>", if values.is_empty() { "" } else { ": " }, values.join(", ")))
+        // SAFETY: `values` outlives the call, which copies them.
+        unsafe {
+            Attribute::from_raw(mlirDenseI64ArrayGet(
+                self.context.to_ref().to_raw(),
+                values.len() as isize,
+                values.as_ptr(),
+            ))
+        }
     }
 
     fn insert(
@@ -173,16 +172,21 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     /// A constant of tensor type `type` (whose elements are `element`s), every element
-    /// `value`.
+    /// `value` (rounded to the element type; ±inf and NaN kept). Built through the C API,
+    /// not from text: folding builds one per folded op.
     pub fn constant(&self, value: f64, r#type: Type<'c>, element: &str) -> Value<'c, 'a> {
-        let literal = match element {
-            "i1" => (if value != 0.0 { "true" } else { "false" }).to_owned(),
-            _ if element.starts_with('i') || element.starts_with("ui") => format!("{}", value as i64),
-            _ if !value.is_finite() => non_finite_literal(value, element),
-            _ => float_literal(value),
+        // SAFETY: `type` is a live shaped type; the attributes are built in its context.
+        let splat = unsafe {
+            let element_type = mlirShapedTypeGetElementType(r#type.to_raw());
+            let scalar = if mlirTypeIsAFloat(element_type) {
+                mlirFloatAttrDoubleGet(self.context.to_ref().to_raw(), element_type, value)
+            } else {
+                let integer = if element == "i1" { i64::from(value != 0.0) } else { value as i64 };
+                mlirIntegerAttrGet(element_type, integer)
+            };
+            Attribute::from_raw(mlirDenseElementsAttrSplatGet(r#type.to_raw(), scalar))
         };
-        let value = self.attribute(&format!("dense<{literal}> : {type}"));
-        self.insert("stablehlo.constant", &[], r#type, &[("value", value)])
+        self.insert("stablehlo.constant", &[], r#type, &[("value", splat)])
     }
 
     /// A constant of `shape`, every element `value`.

@@ -5,7 +5,7 @@
 //! file is created or replaced.
 
 use clap::{CommandFactory, FromArgMatches, Parser};
-use flywheel_dialect::{create_context, verify::verify};
+use flywheel_dialect::{create_context, ir::print_operation, verify::verify};
 use flywheel_passes::pipelines::parse as pipeline;
 use flywheel_tools::{
     diagnostics::{render, Collector, Kind},
@@ -22,10 +22,7 @@ use melior::{
     pass::PassManager,
     Context, StringRef,
 };
-use mlir_sys::{
-    mlirOperationPrintWithFlags, mlirPassManagerCreateOnOperation, mlirPassManagerEnableIRPrinting,
-    mlirPassManagerEnableTiming, MlirStringRef,
-};
+use mlir_sys::{mlirPassManagerCreateOnOperation, mlirPassManagerEnableIRPrinting, mlirPassManagerEnableTiming};
 use std::{io::Read, process::ExitCode};
 
 /// Optimize MLIR with FlyWheel's passes (attention and Gated DeltaNet for TPU) and
@@ -342,27 +339,7 @@ fn print_module(cli: &Cli, context: &Context, module: &Module) -> Vec<u8> {
         return module.as_operation().write_bytecode();
     }
     let generic = cli.print_generic || has_unregistered_ops(context, module);
-    // Printed straight into bytes: the text is written out as it is, so nothing needs it
-    // checked as UTF-8 on the way.
-    unsafe extern "C" fn append(text: MlirStringRef, buffer: *mut std::ffi::c_void) {
-        if text.length > 0 {
-            // SAFETY: MLIR passes `length` bytes at `data`, and `buffer` is the Vec below.
-            unsafe {
-                (*buffer.cast::<Vec<u8>>()).extend_from_slice(std::slice::from_raw_parts(text.data.cast(), text.length))
-            };
-        }
-    }
-    let mut text = Vec::new();
-    let flags = printing_flags(cli, generic);
-    // SAFETY: a live op and flags; `append` only writes to `text`.
-    unsafe {
-        mlirOperationPrintWithFlags(
-            module.as_operation().to_raw(),
-            flags.to_raw(),
-            Some(append),
-            (&mut text as *mut Vec<u8>).cast(),
-        )
-    };
+    let mut text = print_operation(module.as_operation(), &printing_flags(cli, generic));
     if !text.ends_with(b"\n") {
         text.push(b'\n');
     }
