@@ -37,6 +37,7 @@ import contextlib
 import argparse
 import functools
 import hashlib
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -54,6 +55,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"
 FLYWHEEL = ROOT / "target" / "release" / "flywheel"
 FLYWHEEL_OPT = ROOT / "target" / "release" / "flywheel-opt"
+# The libtpu `flywheel profile` loads from the venv: profiles are cached per version.
+LIBTPU_VERSION = importlib.metadata.version("libtpu")
 
 # bf16 flop per cycle of the MXUs. v6e from the compiler's own ISA (docs/design.md): two MXUs,
 # a vmatmul of 16 rows x 256 x 256 every 8 cycles each. tpu7x's bundle dump shows the same
@@ -263,7 +266,8 @@ def cache_file(program, target):
     """Where the profile record of `program` on `target` is cached."""
     # Records from before `flywheel profile` counted each of identical ops (libtpu's
     # num_equivalent_hlos) had a key without this mark; they undercount and are not read.
-    key = hashlib.sha256((target + ", equivalent HLOs counted\n" + program).encode()).hexdigest()[:24]
+    key = hashlib.sha256((f"libtpu {LIBTPU_VERSION}, " + target + ", equivalent HLOs counted\n" + program)
+                         .encode()).hexdigest()[:24]
     return CACHE / f"{key}.json"
 
 
@@ -403,7 +407,7 @@ def chart(rows, path):
                    for group in groups]
         axes.bar([g + index * width for g in range(len(groups))], heights, width, label=kernel)
     axes.set_yscale("log")
-    axes.set_ylabel("static cycles (libtpu 0.0.50.1; lower is faster)")
+    axes.set_ylabel(f"static cycles (libtpu {LIBTPU_VERSION}; lower is faster)")
     axes.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))])
     axes.set_xticklabels([f"{shape}\n{target}" for shape, target in groups], fontsize=8)
     axes.legend(fontsize=7)

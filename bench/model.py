@@ -171,7 +171,7 @@ def describe(config):
 
 def report(config, rows):
     number = lambda value: f"{value:,}" if value is not None else "—"
-    print(f"Qwen3-Next-style stack: {describe(config)}; batch 1, bf16; libtpu 0.0.50.1 static cycles")
+    print(f"Qwen3-Next-style stack: {describe(config)}; batch 1, bf16; libtpu {attention.LIBTPU_VERSION} static cycles")
     print()
     print("| target | tokens | part | layers | kernels found | before cycles | after cycles | speed-up |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")

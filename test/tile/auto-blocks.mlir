@@ -21,11 +21,11 @@
 // KEPT-NOT: chosen by
 // KEPT: remark: kept for the reference lowering: segment ids are not in the baseline kernel yet
 
-// libtpu 0.0.50.1's static profiler aborts on head-dim-64 kernels for v6e: with no
-// candidate profiled the configured blocks are used, with a warning.
-// RUN: sed 's/x128xbf16/x64xbf16/g' %t.input.mlir | env FLYWHEEL_CACHE_DIR=%t.cache flywheel-opt '--flywheel-tile=auto-blocks=true target=v6e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=ABORTED
+// libtpu 0.0.51's static profiler aborts on this masked BTNH kernel: with no candidate
+// profiled the configured blocks (capped at the 128 tokens) are used, with a warning.
+// RUN: env FLYWHEEL_CACHE_DIR=%t.cache flywheel-opt %S/../Inputs/attention-btnh-mask-bf16.mlir '--flywheel-tile=auto-blocks=true target=v6e remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=ABORTED
 // ABORTED: warning: auto block search: libtpu's static profiler aborted on every candidate for v6e; the configured blocks are used
-// ABORTED: remark: tiled into a Mosaic kernel ({{.*}}, blocks 1024x1024,
+// ABORTED: remark: tiled into a Mosaic kernel ({{.*}}, blocks 128x128,
 
 // Diagnostics: when no candidate compiles (here libtpu is missing), the pass fails at
 // the op and writes no output.

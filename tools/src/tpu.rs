@@ -148,11 +148,14 @@ impl TpuCompiler {
                 std::env::set_var(name, value);
             }
         }
+        // libtpu 0.0.51 remaps the process's text onto huge pages when loaded and, as this
+        // binary's text is not aligned for it, logs an error line on every load.
+        let mut flags = vec!["--hugepage_text=false".to_owned()];
         if let Some(directory) = profile_dir {
-            let existing = std::env::var("LIBTPU_INIT_ARGS").unwrap_or_default();
-            let flag = format!("--xla_jf_dump_static_llo_profile_to={}", directory.display());
-            std::env::set_var("LIBTPU_INIT_ARGS", format!("{existing} {flag}").trim());
+            flags.push(format!("--xla_jf_dump_static_llo_profile_to={}", directory.display()));
         }
+        let existing = std::env::var("LIBTPU_INIT_ARGS").unwrap_or_default();
+        std::env::set_var("LIBTPU_INIT_ARGS", format!("{existing} {}", flags.join(" ")).trim());
         let plugin =
             Plugin::load(libtpu).map_err(|message| TpuError::PluginLoad { path: libtpu.to_path_buf(), message })?;
         Ok(TpuCompiler { plugin })

@@ -241,6 +241,11 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
         self.insert(name, operands, operands[0].r#type(), &[])
     }
 
+    /// `on_true` where `predicate` holds, else `on_false` (both of the result's type).
+    pub fn select(&self, predicate: Value<'c, 'a>, on_true: Value<'c, 'a>, on_false: Value<'c, 'a>) -> Value<'c, 'a> {
+        self.insert("stablehlo.select", &[predicate, on_true, on_false], on_true.r#type(), &[])
+    }
+
     pub fn compare(
         &self,
         a: Value<'c, 'a>,

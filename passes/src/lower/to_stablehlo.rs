@@ -173,9 +173,7 @@ fn lower_attention<'c, 'a>(attention: AttentionOp<'c, 'a>) -> Result<(), String>
         allowed.push(b.compare(q_segments, kv_segments, ComparisonDirection::Eq, compare_type, &scores_shape));
     }
     if let Some(allowed) = allowed.into_iter().reduce(|a, c| b.elementwise("stablehlo.and", &[a, c])) {
-        s = b.elementwise("stablehlo.select", &[allowed, s, b.splat(f64::from(f32::MIN), "f32", &scores_shape)]);
-        // `elementwise` typed the select like its predicate; retype it as the scores.
-        s.set_type(b.tensor_type(&scores_shape, "f32"));
+        s = b.select(allowed, s, b.splat(f64::from(f32::MIN), "f32", &scores_shape));
     }
 
     // Softmax over keys, in f32.

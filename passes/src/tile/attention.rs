@@ -394,10 +394,13 @@ fn emit_kernel<'c, 'a>(attention: AttentionOp<'c, 'a>, plan: &KernelPlan) -> Res
     };
     if let (Some(mask), Some(plan_mask)) = (attention.mask(), &plan.mask) {
         // The kernel reads the mask as i32 (nonzero = allowed), the op's band folded in.
+        // Widened by a select, not a convert: XLA copies a converted boolean by DMA, which
+        // libtpu 0.0.51's static profiler cannot price, while the select is a fusion.
         let (dims, _) = shape(mask)?;
         let band = KernelPlan { causal: attention.causal()?, window: attention.window()?, ..plan.clone() }.band();
         let mask = with_band(&b, mask, &dims, band);
-        operands.push(extra(b.convert(mask, &dims, "i1", "i32"), plan_mask)?);
+        let widened = b.select(mask, b.splat(1.0, "i32", &dims), b.splat(0.0, "i32", &dims));
+        operands.push(extra(widened, plan_mask)?);
     }
     if let (Some(bias), Some(plan_bias)) = (attention.bias(), &plan.bias) {
         operands.push(extra(bias, plan_bias)?);

@@ -12,9 +12,17 @@ use flywheel_dialect::ops::AttentionOp;
 use melior::ir::{operation::OperationLike, ValueLike};
 use std::{path::PathBuf, sync::OnceLock};
 
-/// Static cycles of `program` (a module holding one `flywheel.attention`) after the pass
-/// pipeline `pipeline`, compiled for `target`.
-pub type Profiler = fn(program: &str, pipeline: &str, target: &str) -> Result<i64, String>;
+/// How auto block search compiles its candidates, registered by the tool that runs the
+/// passes.
+#[derive(Clone, Copy)]
+pub struct Profiler {
+    /// Static cycles of `program` (a module holding one `flywheel.attention`) after the
+    /// pass pipeline `pipeline`, compiled for `target`.
+    pub profile: fn(program: &str, pipeline: &str, target: &str) -> Result<i64, String>,
+    /// Names the compiler that profiles: decisions are cached per compiler, as another
+    /// libtpu version schedules, and so chooses, differently.
+    pub compiler: fn() -> String,
+}
 
 static PROFILER: OnceLock<Profiler> = OnceLock::new();
 
@@ -52,18 +60,19 @@ pub fn search(
 ) -> Result<Choice, SearchFailure> {
     let program = standalone_program(attention).map_err(SearchFailure::Failed)?;
     let pipelines: Vec<String> = candidates.iter().map(|&c| pipeline(c)).collect();
-    let key = format!("{:016x}", fnv1a(&format!("{target}\n{program}\n{pipelines:?}")));
+    let profiler = PROFILER.get().ok_or_else(|| {
+        SearchFailure::Failed("auto block search needs a libtpu profiler (flywheel-opt registers one)".into())
+    })?;
+    let compiler = (profiler.compiler)();
+    let key = format!("{:016x}", fnv1a(&format!("{compiler}\n{target}\n{program}\n{pipelines:?}")));
     let cache = cache_directory().map(|directory| directory.join(format!("{key}.txt")));
     if let Some(choice) =
         cache.as_ref().and_then(|path| std::fs::read_to_string(path).ok()).and_then(|text| parse_choice(&text))
     {
         return Ok(choice);
     }
-    let profiler = PROFILER.get().ok_or_else(|| {
-        SearchFailure::Failed("auto block search needs a libtpu profiler (flywheel-opt registers one)".into())
-    })?;
     let results: Vec<Result<i64, String>> =
-        pipelines.iter().map(|pipeline| profiler(&program, pipeline, target)).collect();
+        pipelines.iter().map(|pipeline| (profiler.profile)(&program, pipeline, target)).collect();
     let measured: Vec<((i64, i64), Option<i64>)> = candidates
         .iter()
         .zip(&results)

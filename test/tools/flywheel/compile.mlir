@@ -12,13 +12,23 @@
 // COMPILE: memory: outputs {{ *}}131072
 // COMPILE: memory: peak {{ *[1-9][0-9]*}}
 // COMPILE: executable bytes {{ *[1-9][0-9]*}}
+// A successful compile prints nothing on stderr (libtpu's own load-time logging is off).
+// RUN: flywheel compile --target v6e %S/../../fixtures/attention_mha_bf16.mlir 2>&1 >/dev/null | not grep .
 
 // RUN: flywheel profile --target tpu7x %S/../../fixtures/attention_mha_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=PROFILE
 // PROFILE: static cycles, {{.*}} on tpu7x:1x1x1
 // PROFILE: fusion{{.*}} {{ *[1-9][0-9]*}}
 // PROFILE: total {{ *[1-9][0-9]*}}
 // RUN: flywheel profile --target v6e --json %S/../../fixtures/attention_causal_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=JSON
-// JSON: {"input":"{{.*}}attention_causal_bf16.mlir","topology":"v6e:1x1","total_cycles":{{[1-9][0-9]*}},"ops":[{"hlo_op":
+// JSON: {"input":"{{.*}}attention_causal_bf16.mlir","topology":"v6e:1x1","parameter_layouts":"default","total_cycles":{{[1-9][0-9]*}},"ops":[{"hlo_op":
+// With its default parameter layouts a boolean mask is relaid out by a DMA copy the
+// static profiler cannot price; with the compiler choosing them there is no copy.
+// RUN: not flywheel profile --target v6e %S/../../fixtures/attention_dpa_mask_bf16.mlir 2>&1 | FileCheck %s --check-prefix=MASK-DEFAULT
+// MASK-DEFAULT: flywheel: error: libtpu aborted while profiling: Static LLO profiling of copy failed: INVALID_ARGUMENT: Unsupported DMA direction
+// RUN: flywheel profile --target v6e --parameter-layouts compiler --json %S/../../fixtures/attention_dpa_mask_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=MASK-COMPILER
+// MASK-COMPILER: "parameter_layouts":"compiler","total_cycles":{{[1-9][0-9]*}},
+// RUN: flywheel profile --target v6e --parameter-layouts compiler %S/../../fixtures/attention_dpa_mask_bf16.mlir 2>/dev/null | FileCheck %s --check-prefix=MASK-TABLE
+// MASK-TABLE: static cycles, {{.*}}attention_dpa_mask_bf16.mlir on v6e:1x1, parameter layouts chosen by the compiler
 
 // Multi-chip topologies. An unsharded program runs whole on one chip; a heads-sharded
 // one (mhlo.num_partitions = 4, Shardy shardings) is SPMD-partitioned, so each chip

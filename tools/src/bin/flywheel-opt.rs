@@ -6,12 +6,13 @@
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use flywheel_dialect::{create_context, ir::print_operation, verify::verify};
-use flywheel_passes::pipelines::parse as pipeline;
+use flywheel_passes::{pipelines::parse as pipeline, tile::block_search::Profiler};
 use flywheel_tools::{
     diagnostics::{render, Collector, Kind},
     output::write_atomically,
     source::{is_bytecode, parse_module, split_chunks, SPLIT_MARKER},
     standard_streams::{ensure_open, Stream},
+    tpu::locate_libtpu,
     verify_diagnostics::{check, parse_expectations},
 };
 use melior::{
@@ -157,8 +158,24 @@ fn profile_candidate(program: &str, pipeline: &str, target: &str) -> Result<i64,
     result
 }
 
+/// The libtpu `flywheel profile` loads, by its path, size and modification time: another
+/// install or version gets its own cached block decisions.
+fn libtpu_identity() -> String {
+    match locate_libtpu(None) {
+        Ok(path) => {
+            let metadata = std::fs::metadata(&path).ok();
+            let modified = metadata.as_ref().and_then(|m| m.modified().ok());
+            format!("{} ({:?} bytes, modified {modified:?})", path.display(), metadata.map(|m| m.len()))
+        }
+        Err(error) => error.to_string(),
+    }
+}
+
 fn run() -> Result<(), Failure> {
-    flywheel_passes::tile::block_search::set_profiler(profile_candidate);
+    flywheel_passes::tile::block_search::set_profiler(Profiler {
+        profile: profile_candidate,
+        compiler: libtpu_identity,
+    });
     let (driver_arguments, pass_flags) = split_arguments(std::env::args().collect());
     let command = Cli::command().after_long_help(flywheel_passes::registry::listing());
     let parsed = command.try_get_matches_from(driver_arguments).and_then(|matches| Cli::from_arg_matches(&matches));

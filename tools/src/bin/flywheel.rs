@@ -6,7 +6,7 @@
 //! mismatch), 2 a usage, plugin or I/O error. No output file is created on failure.
 
 use clap::{Args, Parser, Subcommand};
-use flywheel_dialect::create_context;
+use flywheel_dialect::{create_context, ir::print_operation};
 use flywheel_kernels::array::{element_count, Array, Rng};
 use flywheel_tools::{
     compare::{compare, Tolerance},
@@ -19,7 +19,7 @@ use flywheel_tools::{
     standard_streams::{ensure_open, Stream},
     tpu::{locate_libtpu, read_profile, MemoryFigures, Target, TpuCompiler, TpuError},
 };
-use melior::ir::Module;
+use melior::ir::{operation::OperationPrintingFlags, Module};
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
@@ -49,6 +49,11 @@ enum Command {
         /// Print one JSON record instead of a table.
         #[arg(long)]
         json: bool,
+        /// The entry parameters' layouts: libtpu's defaults (relaid out where the program
+        /// needs others, as a caller passing default-layout arrays pays), or chosen by the
+        /// compiler (`mhlo.layout_mode = "auto"`, as JAX's Layout.AUTO: no relayout).
+        #[arg(long, value_enum, default_value_t = ParameterLayouts::Default)]
+        parameter_layouts: ParameterLayouts,
     },
     /// Run a program on the PJRT CPU plugin; print a summary of each output.
     Run {
@@ -100,6 +105,12 @@ struct CpuArgs {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ParameterLayouts {
+    Default,
+    Compiler,
 }
 
 #[derive(Args)]
@@ -187,8 +198,20 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Profile { tpu, json } => {
-            let (module, partitioning) = read_module(&tpu.input, program::partitioning)?;
+        Command::Profile { tpu, json, parameter_layouts } => {
+            let compiler_layouts = parameter_layouts == ParameterLayouts::Compiler;
+            let (bytes, (partitioning, relaid)) = read_module(&tpu.input, |module| {
+                let relaid = compiler_layouts.then(|| {
+                    program::let_compiler_lay_out_parameters(module).map(|()| {
+                        print_operation(
+                            module.as_operation(),
+                            &OperationPrintingFlags::new().print_generic_operation_form(),
+                        )
+                    })
+                });
+                (program::partitioning(module), relaid)
+            })?;
+            let module = relaid.transpose().map_err(Failure::Module)?.unwrap_or(bytes);
             let libtpu = locate_libtpu(tpu.libtpu.as_deref())?;
             let topology = topology(&tpu);
             let directory = std::env::temp_dir().join(format!("flywheel-profile-{}", std::process::id()));
@@ -210,14 +233,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     .iter()
                     .map(|e| format!("{{\"hlo_op\":{:?},\"cycles\":{}}}", e.hlo_op, e.cycles))
                     .collect();
+                let layouts = if compiler_layouts { "compiler" } else { "default" };
                 println!(
-                    "{{\"input\":{:?},\"topology\":{:?},\"total_cycles\":{total},\"ops\":[{}]}}",
+                    "{{\"input\":{:?},\"topology\":{:?},\"parameter_layouts\":{layouts:?},\"total_cycles\":{total},\"ops\":[{}]}}",
                     tpu.input.display().to_string(),
                     topology,
                     ops.join(",")
                 );
             } else {
-                println!("static cycles, {} on {topology} (libtpu's estimate, not measured time)", tpu.input.display());
+                let layouts = if compiler_layouts { ", parameter layouts chosen by the compiler" } else { "" };
+                println!(
+                    "static cycles, {} on {topology}{layouts} (libtpu's estimate, not measured time)",
+                    tpu.input.display()
+                );
                 for estimate in &estimates {
                     println!("  {:<40} {:>12}", estimate.hlo_op, estimate.cycles);
                 }
