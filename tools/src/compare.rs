@@ -98,7 +98,7 @@ pub fn compare(reference: &Array, candidate: &Array, tolerance: Tolerance) -> Co
         Some(format!("{mismatched_nonfinite} elements are NaN or infinite in one output but not the other"))
     } else if comparison.rel_l2 > tolerance.rtol && comparison.max_abs > tolerance.atol {
         Some(format!(
-            "relative L2 error {:.3e} > rtol {:.0e} and max abs error {:.3e} > atol {:.0e}",
+            "relative L2 error {:.3e} > rtol {:e} and max abs error {:.3e} > atol {:e}",
             comparison.rel_l2, tolerance.rtol, comparison.max_abs, tolerance.atol
         ))
     } else {

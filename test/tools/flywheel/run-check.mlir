@@ -34,6 +34,15 @@
 // PERTURBED: 1 {{ *}}tensor<2xf32> {{.*}}ok
 // PERTURBED: flywheel: error: check failed: output 0: relative L2 error
 // RUN: flywheel check %S/Inputs/known_answer_f32.mlir %t.expm1.mlir --rtol 10 > /dev/null
+// The pass/fail boundary: an output 1% off everywhere has a relative L2 error of 1e-2
+// (the square root of the summed squares' ratio, not the ratio), so rtol 1.02e-2 passes
+// it and 0.98e-2 does not.
+// RUN: sed 's/dense<1.000000e+00>/dense<1.010000e+00>/' %S/Inputs/scaled_f32.mlir > %t.scaled.mlir
+// RUN: flywheel check %S/Inputs/scaled_f32.mlir %t.scaled.mlir --rtol 1.02e-2 | FileCheck %s --check-prefix=BOUNDARY-PASS
+// BOUNDARY-PASS: 0 {{ *}}tensor<256xf32> {{ *}}{{[0-9.e-]+}} {{ *}}1.000e-2 {{ *}}1.000e-2 {{.*}} 1.02e-2  ok
+// BOUNDARY-PASS: check: passed
+// RUN: not flywheel check %S/Inputs/scaled_f32.mlir %t.scaled.mlir --rtol 0.98e-2 2>&1 | FileCheck %s --check-prefix=BOUNDARY-FAIL
+// BOUNDARY-FAIL: flywheel: error: check failed: output 0: relative L2 error 1.000e-2 > rtol 9.8e-3
 // A tolerance that is not a finite number of zero or more is refused (NaN compared with
 // anything is false, so it would pass every program): exit 2, nothing compared.
 // RUN: not flywheel check %S/Inputs/known_answer_f32.mlir %t.expm1.mlir --rtol nan 2>&1 | FileCheck %s --check-prefix=NAN-TOLERANCE

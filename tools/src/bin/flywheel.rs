@@ -310,7 +310,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 let tolerance = Tolerance { rtol: rtol.unwrap_or(Tolerance::for_dtype(expected.dtype).rtol), atol };
                 let comparison = compare(expected, actual, tolerance);
                 println!(
-                    "  {index:<6} {:<28} {:>10.3e} {:>10.3e} {:>10.3e} {:>11} {:>11} {:>8.0e}  {}",
+                    "  {index:<6} {:<28} {:>10.3e} {:>10.3e} {:>10.3e} {:>11} {:>11} {:>8e}  {}",
                     expected.type_text(),
                     comparison.max_abs,
                     comparison.max_rel,
