@@ -56,6 +56,11 @@
 // MQA-F32: "flywheel.attention"(%arg0, %arg1, %arg2) {causal = false, kv_heads = 1 : i64, layout = "BTNH", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, q_heads = 4 : i64, scale = 1.250000e-01 : f32}
 // MQA-F32-NOT: stablehlo.exponential
 
+// The scale on K, not Q: the same 1/8 in the op (the numerics trials check it computes).
+// RUN: flywheel-opt %S/../fixtures/attention_scaled_k_f32.mlir --flywheel-raise-attention | FileCheck %s --check-prefix=SCALED-K-F32
+// SCALED-K-F32: "flywheel.attention"(%arg0, %arg1, %arg2) {causal = false, kv_heads = 4 : i64, layout = "BTNH", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, q_heads = 4 : i64, scale = 1.250000e-01 : f32}
+// SCALED-K-F32-NOT: stablehlo.exponential
+
 // RUN: flywheel-opt %S/../fixtures/attention_scaled_q_bf16.mlir --flywheel-raise-attention | FileCheck %s --check-prefix=SCALED-Q-BF16
 // SCALED-Q-BF16: "flywheel.attention"(%arg0, %0, %arg2) {causal = false, kv_heads = 4 : i64, layout = "BTNH", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, q_heads = 4 : i64, scale = 1.250000e-01 : f32}
 // SCALED-Q-BF16-NOT: stablehlo.exponential
