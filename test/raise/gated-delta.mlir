@@ -76,6 +76,14 @@
 // UNGATED: remark: gated delta recurrence not raised: the state is not decayed by exp(g) before the update
 // UNGATED-NOT: flywheel.gated_delta
 // UNGATED: "stablehlo.while"
+// The prediction Sᵀ k read from the state before its decay. Were it raised, the lowered
+// program would not compute the original: checked by running both.
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_undecayed_prediction.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNDECAYED
+// UNDECAYED: remark: gated delta recurrence not raised: the prediction is not read from the decayed state
+// UNDECAYED-NOT: flywheel.gated_delta
+// UNDECAYED: "stablehlo.while"
+// RUN: flywheel-opt %S/../Inputs/gdn_near_miss_undecayed_prediction.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta,flywheel-lower-to-stablehlo)' -o %t.undecayed.mlir
+// RUN: flywheel check %S/../Inputs/gdn_near_miss_undecayed_prediction.mlir %t.undecayed.mlir > /dev/null
 
 // RUN: flywheel-opt %S/../Inputs/gdn_near_miss_chunked_diagonal.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=CHUNKED-DIAGONAL
 // CHUNKED-DIAGONAL: remark: gated delta recurrence not raised: chunked form: A is not masked to its strictly lower triangle
