@@ -786,7 +786,57 @@ pub fn kernel_body<'c: 'a, 'a>(call: &impl OperationLike<'c, 'a>) -> Result<Stri
 
 #[cfg(test)]
 mod tests {
-    use super::check_block_tiling;
+    use super::{check_block_tiling, interpret};
+    use crate::array::{Array, DType};
+
+    /// A one-step kernel: out[8x128] = lhs[8x128] · rhs[128x128], `precision` on the matmul.
+    fn matmul_kernel(precision: &str) -> String {
+        let memref = |shape: &str| format!("memref<{shape}xf32>");
+        let (lhs, rhs) = (memref("8x128"), memref("128x128"));
+        let windows = ["8, 128", "128, 128", "8, 128"]
+            .map(|bounds| format!("{{transform_indices = @map, window_bounds = array<i64: {bounds}>}}"))
+            .join(", ");
+        format!(
+            r#"module {{
+  func.func @kernel(%i: i32, %lhs: {lhs}, %rhs: {rhs}, %out: {lhs}) attributes {{dimension_semantics = [#tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: 1>, scalar_prefetch = 0 : i64, scratch_operands = 0 : i64, window_params = [{windows}]}} {{
+    %c0 = arith.constant 0 : index
+    %a = vector.load %lhs[%c0, %c0] : {lhs}, vector<8x128xf32>
+    %b = vector.load %rhs[%c0, %c0] : {rhs}, vector<128x128xf32>
+    %z = arith.constant dense<0.0> : vector<8x128xf32>
+    %p = "tpu.matmul"(%a, %b, %z) {{dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, 1], [], []>{precision}}} : (vector<8x128xf32>, vector<128x128xf32>, vector<8x128xf32>) -> vector<8x128xf32>
+    "tpu.vector_store"(%p, %out, %c0, %c0) {{add = false, operandSegmentSizes = array<i32: 1, 1, 2, 0>, strides = array<i32>}} : (vector<8x128xf32>, {lhs}, index, index) -> ()
+    return
+  }}
+  func.func @map(%i: i32) -> (i32, i32) {{
+    %c0 = arith.constant 0 : i32
+    return %c0, %c0 : i32, i32
+  }}
+}}"#
+        )
+    }
+
+    /// Known answers for the MXU's precision: an f32 operand bf16 cannot hold (1 + 2^-10)
+    /// times 1 is 1 at the default precision (one bf16 pass) and itself at fp32.
+    #[test]
+    fn f32_matmul_operands_round_to_bf16_unless_fp32_is_asked() {
+        let mut lhs = vec![0.0; 8 * 128];
+        let mut rhs = vec![0.0; 128 * 128];
+        let fine = 1.0 + 2f64.powi(-10);
+        lhs[0] = fine; // lhs[0][0]
+        lhs[128 + 1] = 3.0; // lhs[1][1]: bf16 holds it
+        rhs[0] = 1.0; // rhs[0][0]
+        rhs[128 + 1] = fine; // rhs[1][1]
+        let inputs =
+            [Array::from_values(DType::F32, vec![8, 128], &lhs), Array::from_values(DType::F32, vec![128, 128], &rhs)];
+        let outputs = [(DType::F32, vec![8, 128])];
+        let run = |precision: &str| {
+            let out = interpret(&matmul_kernel(precision), &inputs, &outputs).expect("the kernel runs");
+            let values = out[0].values();
+            (values[0], values[128 + 1])
+        };
+        assert_eq!(run(""), (1.0, 3.0));
+        assert_eq!(run(", precision = #tpu.contract_precision<fp32>"), (fine, 3.0 * fine));
+    }
 
     #[test]
     fn blocks_take_whole_tiles_or_whole_dims() {
