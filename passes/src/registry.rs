@@ -31,6 +31,7 @@ pub fn passes() -> &'static [PassInfo] {
         crate::transforms::tri_inverse::PASS,
         crate::lower::to_mosaic::PASS,
         crate::lower::to_stablehlo::PASS,
+        crate::lower::tpu_precision::PASS,
     ];
     PASSES
 }

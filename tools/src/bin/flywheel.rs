@@ -8,6 +8,7 @@
 use clap::{Args, Parser, Subcommand};
 use flywheel_dialect::{create_context, ir::print_operation};
 use flywheel_kernels::array::{element_count, Array, Rng};
+use flywheel_passes::lower::tpu_precision::emulate_tpu_precision;
 use flywheel_tools::{
     compare::{compare, Tolerance},
     cpu::{locate_cpu_plugin, CpuError, CpuRunner},
@@ -81,7 +82,18 @@ enum Command {
         /// An output also passes if its largest absolute error is at most this.
         #[arg(long, default_value_t = 0.0, value_parser = tolerance)]
         atol: f64,
+        /// How the reference computes: `exact` as written (an f32 product in f32), or
+        /// `tpu` as a TPU does (an f32 product at DEFAULT precision in one bf16 pass:
+        /// flywheel-emulate-tpu-precision).
+        #[arg(long = "reference", value_enum, default_value_t = ReferenceNumerics::Exact)]
+        numerics: ReferenceNumerics,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ReferenceNumerics {
+    Exact,
+    Tpu,
 }
 
 /// A tolerance: a finite number, zero or more (NaN would let every comparison pass).
@@ -201,14 +213,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Profile { tpu, json, parameter_layouts } => {
             let compiler_layouts = parameter_layouts == ParameterLayouts::Compiler;
             let (bytes, (partitioning, relaid)) = read_module(&tpu.input, |module| {
-                let relaid = compiler_layouts.then(|| {
-                    program::let_compiler_lay_out_parameters(module).map(|()| {
-                        print_operation(
-                            module.as_operation(),
-                            &OperationPrintingFlags::new().print_generic_operation_form(),
-                        )
-                    })
-                });
+                let relaid = compiler_layouts
+                    .then(|| program::let_compiler_lay_out_parameters(module).map(|()| generic_text(module)));
                 (program::partitioning(module), relaid)
             })?;
             let module = relaid.transpose().map_err(Failure::Module)?.unwrap_or(bytes);
@@ -271,8 +277,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Check { cpu, reference, candidate, rtol, atol } => {
-            let reference = read_cpu_program(&reference)?;
+        Command::Check { cpu, reference, candidate, rtol, atol, numerics } => {
+            let reference = match numerics {
+                ReferenceNumerics::Exact => read_cpu_program(&reference)?,
+                ReferenceNumerics::Tpu => read_tpu_faithful_program(&reference)?,
+            };
             let candidate = read_cpu_program(&candidate)?;
             if reference.signature.parameters != candidate.signature.parameters {
                 return Err(Failure::Usage(format!(
@@ -419,6 +428,24 @@ fn read_cpu_program(path: &Path) -> Result<CpuProgram, Failure> {
     Ok(CpuProgram { path: path.to_path_buf(), module, signature })
 }
 
+/// The program at `path` with its DEFAULT-precision f32 products rounded as a TPU's MXU
+/// rounds them (flywheel-emulate-tpu-precision).
+fn read_tpu_faithful_program(path: &Path) -> Result<CpuProgram, Failure> {
+    let (_, (signature, rewritten)) = read_module(path, |module| {
+        let rewritten = emulate_tpu_precision(module.as_operation()).then(|| generic_text(module));
+        (entry_signature(module), rewritten)
+    })?;
+    let signature = signature.map_err(|message| Failure::Module(format!("{}: {message}", path.display())))?;
+    let module =
+        rewritten.ok_or_else(|| Failure::Module(format!("{}: cannot emulate the TPU's precision", path.display())))?;
+    Ok(CpuProgram { path: path.to_path_buf(), module, signature })
+}
+
+/// `module` printed in generic form, as the plugins read it.
+fn generic_text(module: &Module) -> Vec<u8> {
+    print_operation(module.as_operation(), &OperationPrintingFlags::new().print_generic_operation_form())
+}
+
 fn load_runner(cpu: &CpuArgs) -> Result<CpuRunner, Failure> {
     let explicit = (cpu.plugin != "cpu").then(|| Path::new(&cpu.plugin));
     Ok(CpuRunner::load(&locate_cpu_plugin(explicit)?)?)
@@ -527,5 +554,10 @@ fn read_module<T>(path: &Path, inspect: impl FnOnce(&Module) -> T) -> Result<(Ve
         return Err(Failure::Reported);
     };
     let facts = inspect(&module);
+    // What inspecting reported (a rewrite's errors, at their ops).
+    let source = String::from_utf8_lossy(&bytes);
+    for reported in collector.take() {
+        eprint!("{}", render(&reported, &path.display().to_string(), &source));
+    }
     Ok((bytes, facts))
 }
