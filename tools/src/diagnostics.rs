@@ -49,14 +49,28 @@ pub struct Reported {
     pub kind: Kind,
     /// 1-based line and column in the parsed buffer.
     pub position: Option<(usize, usize)>,
+    /// The file the position is in when it is not the parsed buffer (a JAX program's
+    /// locations point at its Python source).
+    pub elsewhere: Option<String>,
     pub message: String,
 }
 
 /// The file position a location shows, following MLIR's choice: the callee of a call
-/// site, the child of a name, the first file position of a fused location.
-pub fn file_position(location: Location) -> Option<(usize, usize)> {
+/// site, the child of a name, the first file position of a fused location; with the file
+/// when it is not the parsed buffer (whose locations name no file, or `-`).
+pub fn file_position(location: Location) -> Option<(usize, usize, Option<String>)> {
     if location.is_file_line_col_range() {
-        return Some((location.file_line_col_range_start_line(), location.file_line_col_range_start_column()));
+        let file = location.file_line_col_range_filename();
+        let file = file.as_string_ref();
+        // SAFETY: MLIR hands `length` bytes at `data`.
+        let bytes = unsafe { std::slice::from_raw_parts(file.to_raw().data.cast::<u8>(), file.to_raw().length) };
+        let file = String::from_utf8_lossy(bytes);
+        let elsewhere = (!file.is_empty() && file != "-").then(|| file.into_owned());
+        return Some((
+            location.file_line_col_range_start_line(),
+            location.file_line_col_range_start_column(),
+            elsewhere,
+        ));
     }
     if location.is_name() {
         return file_position(location.name_child_location());
@@ -91,9 +105,11 @@ impl<'c> Collector<'c> {
                 if write!(message, "{diagnostic}").is_err() {
                     message.push_str(" [the rest of the message is not UTF-8]");
                 }
+                let position = file_position(diagnostic.location());
                 sink.push(Reported {
                     kind: Kind::from_severity(diagnostic.severity()),
-                    position: file_position(diagnostic.location()),
+                    position: position.as_ref().map(|&(line, column, _)| (line, column)),
+                    elsewhere: position.and_then(|(_, _, file)| file),
                     message,
                 });
             };
@@ -120,11 +136,15 @@ impl Drop for Collector<'_> {
     }
 }
 
-/// `name:line:col: kind: message`, then the source line and a caret under the column.
+/// `name:line:col: kind: message`, then the source line and a caret under the column;
+/// a position in another file is named by that file and not quoted.
 pub fn render(reported: &Reported, file_name: &str, source: &str) -> String {
     let Some((line, column)) = reported.position else {
         return format!("{file_name}: {}: {}\n", reported.kind, reported.message);
     };
+    if let Some(elsewhere) = &reported.elsewhere {
+        return format!("{elsewhere}:{line}:{column}: {}: {}\n", reported.kind, reported.message);
+    }
     let mut text = format!("{file_name}:{line}:{column}: {}: {}\n", reported.kind, reported.message);
     // The line is quoted only when the column falls on it: a location may point anywhere
     // (another file, a column past 2^31), and a caret that far out would take gigabytes.
@@ -144,8 +164,16 @@ mod tests {
 
     #[test]
     fn carets_only_under_the_quoted_line() {
-        let at = |line, column| Reported { kind: Kind::Error, position: Some((line, column)), message: "m".into() };
+        let at = |line, column| Reported {
+            kind: Kind::Error,
+            position: Some((line, column)),
+            elsewhere: None,
+            message: "m".into(),
+        };
         assert_eq!(render(&at(2, 3), "f", "a\nbcd\n"), "f:2:3: error: m\nbcd\n  ^\n");
+        // A position in another file: named by it, not quoted from this one.
+        let python = Reported { elsewhere: Some("model.py".into()), ..at(2, 3) };
+        assert_eq!(render(&python, "f", "a\nbcd\n"), "model.py:2:3: error: m\n");
         // Past the line's end (a location in another file, or a column of 2^31): no quote.
         assert_eq!(render(&at(2, 2147483647), "f", "a\nbcd\n"), "f:2:2147483647: error: m\n");
     }

@@ -69,6 +69,13 @@
 // RUN: test ! -e %t.out
 // RUN: echo keep > %t.old && not flywheel-opt %S/Inputs/malformed.mlir -o %t.old 2>/dev/null && grep -q keep %t.old
 
+// A location in another file (the Python source of an exported program) is named by that
+// file, its line not quoted from this one.
+// RUN: not flywheel-opt %S/Inputs/python-location.mlir 2>&1 | FileCheck %s --check-prefix=ELSEWHERE
+// ELSEWHERE: {{^}}model.py:1:5: error: 'flywheel.attention' op attribute 'layout'
+// ELSEWHERE-NEXT: {{^.*}}Inputs/python-location.mlir:5:8: error: 'flywheel.attention' op attribute 'layout'
+// ELSEWHERE-NEXT: {{^  %p = "flywheel.attention"}}
+
 // Unmet expectations under --verify-diagnostics fail and say why.
 // RUN: not flywheel-opt %S/Inputs/wrong-expectation.mlir --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=EXPECT
 // EXPECT-DAG: wrong-expectation.mlir:3:8: error: unexpected error: 'flywheel.attention' op 'q_heads' and the heads axis of q disagree: 3 vs 2
