@@ -57,6 +57,11 @@
 // query-major). (This fixture's head dim, 64, also keeps the row sum on the VPU.)
 // RUN: flywheel-opt %S/../fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-layout{orientation=transposed remarks=true})' 2>&1 >/dev/null | FileCheck %s --check-prefix=MASK
 // MASK: remark: layouts: standard orientation, row sum on the VPU (a mask or bias operand keeps the standard orientation; value head dim 64 is not whole lane tiles)
+// What that decides: the masked attention still gets its kernel when transposed is asked
+// (the transposed kernel takes no mask, so choosing it would leave XLA the attention).
+// RUN: flywheel-opt %S/../fixtures/attention_dpa_mask_bf16.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-layout{orientation=transposed},flywheel-tile,flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo)' -o %t.mask-kernel.mlir
+// RUN: grep -c '"tpu_custom_call"' %t.mask-kernel.mlir | FileCheck %s --check-prefix=MASK-KERNEL
+// MASK-KERNEL: {{^1$}}
 // A value head dim of 64 is not a whole lane tile: the sum stays on the VPU.
 // RUN: sed 's/x128xbf16/x64xbf16/g' %S/../Inputs/attention-bnth-causal-bf16.mlir | flywheel-opt --flywheel-layout=remarks=true 2>&1 >/dev/null | FileCheck %s --check-prefix=D64
 // D64: remark: layouts: standard orientation, row sum on the VPU (value head dim 64 is not whole lane tiles)
