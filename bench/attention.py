@@ -43,6 +43,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -262,11 +263,13 @@ def flywheel_program(shape, target, pipeline=ABLATION[-1][1]):
     return result.stdout
 
 
-def cache_file(program, target):
-    """Where the profile record of `program` on `target` is cached."""
+def cache_file(program, target, options=()):
+    """Where the profile record of `program` on `target` (with `flywheel profile`'s
+    `options`) is cached."""
     # Records from before `flywheel profile` counted each of identical ops (libtpu's
     # num_equivalent_hlos) had a key without this mark; they undercount and are not read.
-    key = hashlib.sha256((f"libtpu {LIBTPU_VERSION}, " + target + ", equivalent HLOs counted\n" + program)
+    key = hashlib.sha256((f"libtpu {LIBTPU_VERSION}, " + target + ", equivalent HLOs counted"
+                          + "".join(f" {option}" for option in options) + "\n" + program)
                          .encode()).hexdigest()[:24]
     return CACHE / f"{key}.json"
 
@@ -279,19 +282,20 @@ def unestimated_ops(record):
             if op["cycles"] == 0 and (op["hlo_op"].startswith("name.") or "fusion" in op["hlo_op"])]
 
 
-def profile(program, target, label, flywheel=FLYWHEEL):
+def profile(program, target, label, flywheel=FLYWHEEL, options=()):
     """libtpu's total static cycles for `program` on `target` by the `flywheel` binary,
     or (None, why not): it did not profile, or left an op unestimated. Records are cached
     in CACHE by the hash of program and target, failures too: XLA's attention at S=8192
     needs more than this machine's 24 GiB to profile and is killed; retrying costs minutes
     each run."""
-    cached = cache_file(program, target)
+    cached = cache_file(program, target, options)
     if not cached.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
-        source = cached.with_suffix(".mlir")
+        # Named per thread: two threads may profile one program at once.
+        source = cached.with_suffix(f".{threading.get_ident()}.mlir")
         source.write_text(program)
         print(f"  compiling {label} for {target}...", file=sys.stderr, flush=True)
-        result = subprocess.run([str(flywheel), "profile", "--target", target, "--json", str(source)],
+        result = subprocess.run([str(flywheel), "profile", "--target", target, *options, "--json", str(source)],
                                 capture_output=True, text=True)
         source.unlink()
         if result.returncode == 0:

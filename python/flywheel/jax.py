@@ -10,7 +10,9 @@
     optimized.remarks             # what each pass did and did not do, and why
 
 When the chain finds attention or Gated DeltaNet it leaves without a kernel, `optimize`
-warns (a UserWarning) with the remarks that say why.
+warns (a UserWarning) with the remarks that say why. An attention whose kernel would be
+slower than XLA's ops on the target (short sequences) keeps them, with a remark and no
+warning (`optimized.kept`); `profitability="off"` gives every attention its kernel.
 
     exported = jax.export.export(jax.jit(fn), platforms=["tpu"])(*example_args)
     faster, optimized = flywheel.jax.optimize_exported(exported, target="v6e")
@@ -89,7 +91,13 @@ class Optimized:
     @property
     def candidates(self):
         """How many attention and Gated DeltaNet ops the chain found, raised or not."""
-        return sum(("raised to flywheel." in remark or " not raised: " in remark) for remark in self.remarks)
+        return sum(("raised to flywheel." in remark or " not raised: " in remark or KEPT in remark)
+                   for remark in self.remarks)
+
+    @property
+    def kept(self):
+        """The remarks on attention left as XLA's ops because its kernel would be slower."""
+        return [remark for remark in self.remarks if KEPT in remark]
 
     @property
     def missed(self):
@@ -138,6 +146,10 @@ def generic_form(text):
         return ir.Module.parse(text).operation.get_asm(print_generic_op_form=True)
 
 
+# The remark flywheel-tpu makes on an attention its kernel would be slower for.
+KEPT = "kept as XLA's ops"
+
+
 def remarks_of(stderr):
     """The remark lines of a tool's diagnostics, without their file positions."""
     return [line.split("remark: ", 1)[1] for line in stderr.splitlines() if "remark: " in line]
@@ -148,7 +160,7 @@ def optimized(original, target, options):
     text, stderr = run([tool("flywheel-opt"), "-", f"--pass-pipeline={pipeline(target, options)}"], stdin=original,
                        diagnostics=True)
     result = Optimized(original, text, target, remarks_of(stderr))
-    if result.kernels < result.candidates:
+    if result.kernels + len(result.kept) < result.candidates:
         warnings.warn(f"FlyWheel made {result.kernels} kernel(s) of {result.candidates} candidate(s):\n  "
                       + "\n  ".join(result.missed), stacklevel=3)
     return result

@@ -20,7 +20,7 @@ from generate import einsum_attention  # noqa: E402
 attention = functools.partial(einsum_attention, scale=128 ** -0.5, causal=True, layout="BNTH")
 shape = jax.ShapeDtypeStruct((1, 4, 256, 128), jnp.bfloat16)
 exported = jax.export.export(jax.jit(attention), platforms=["tpu"])(shape, shape, shape)
-faster, optimized = flywheel.jax.optimize_exported(exported, target="v6e")
+faster, optimized = flywheel.jax.optimize_exported(exported, target="v6e", profitability="off")
 restored = jax.export.deserialize(faster.serialize())
 print("kernels", restored.mlir_module().count("tpu_custom_call"), "before", exported.mlir_module().count("tpu_custom_call"))
 same = [getattr(restored, field) == getattr(exported, field) for field in

@@ -86,7 +86,7 @@ func.func @gated_delta(%q: tensor<1x16x1x8xbf16>, %k: tensor<1x16x1x8xbf16>, %v:
 // it to 32 bits: all NaN from the kernel, a negative bound in the reference).
 // RUN: flywheel-opt %S/../fixtures/attention_local_window_f32.mlir --flywheel-normalize --flywheel-raise-attention | sed 's/window = array<i64: 15, 15>/window = array<i64: 4, 2147483648>/' > %t.wide.mlir
 // RUN: flywheel-opt %S/../fixtures/attention_local_window_f32.mlir --flywheel-normalize --flywheel-raise-attention | sed 's/window = array<i64: 15, 15>/window = array<i64: 4, 128>/' | flywheel-opt --flywheel-lower-to-stablehlo -o %t.bounded.mlir
-// RUN: flywheel-opt %t.wide.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=v6e})' -o %t.wide.tpu.mlir
+// RUN: flywheel-opt %t.wide.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=v6e profitability=off})' -o %t.wide.tpu.mlir
 // RUN: flywheel check %t.bounded.mlir %t.wide.tpu.mlir | FileCheck %s --check-prefix=WIDE-WINDOW
 // RUN: flywheel-opt %t.wide.mlir --flywheel-lower-to-stablehlo -o %t.wide.lowered.mlir
 // RUN: flywheel check %t.bounded.mlir %t.wide.lowered.mlir | FileCheck %s --check-prefix=WIDE-WINDOW

@@ -1,17 +1,32 @@
 // flywheel-tpu: the whole chain for a target, as a flag or inside --pass-pipeline.
 
-// A decoder block: its attention becomes a Mosaic kernel, the rest stays; the result
-// compiles for every target.
-// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
+// Profitability: at 128 tokens XLA's fused attention beats the kernel, so by default a
+// decoder block keeps XLA's ops, with a remark saying why; at 512 tokens and head dim 128
+// (an encoder) the kernel wins on both measured targets and replaces them.
+// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.kept.mlir 2>&1 | FileCheck %s --check-prefix=KEPT
+// KEPT: remark: attention kept as XLA's ops (128 queries x 128 keys at head dim 64 in bf16: the kernel beats XLA on v6e only from 1024 tokens)
+// KEPT-NOT: raised to flywheel.attention
+// RUN: FileCheck %s --check-prefix=NO-KERNEL < %t.kept.mlir
+// NO-KERNEL-NOT: tpu_custom_call
+// NO-KERNEL-NOT: flywheel.
+// RUN: flywheel check %S/../fixtures/attention_transformer_block_bf16.mlir %t.kept.mlir | FileCheck %s --check-prefix=CHECKED
+// RUN: flywheel-opt %S/../fixtures/attention_encoder_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.encoder.mlir 2>&1 | FileCheck %s --check-prefix=REPLACED-V6E
+// REPLACED-V6E: remark: raised to flywheel.attention ({{.*}}; kernel: 512 queries x 512 keys at head dim 128 in bf16: the kernel beats XLA on v6e from 512 tokens)
+// RUN: flywheel-opt %S/../fixtures/attention_encoder_bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' -o %t.encoder.tpu7x.mlir 2>&1 | FileCheck %s --check-prefix=REPLACED-TPU7X
+// REPLACED-TPU7X: remark: raised to flywheel.attention ({{.*}}; kernel: 512 queries x 512 keys at head dim 128 in bf16: the kernel beats XLA on tpu7x from 512 tokens)
+
+// profitability=off forces the kernel: the decoder block's attention becomes a Mosaic
+// kernel, the rest stays; the result compiles for every target.
+// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir '--flywheel-tpu=target=v6e remarks=true profitability=off' -o %t.block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: remark: raised to flywheel.attention (layout BTNH, 4 query / 2 key-value heads, scale 0.125, causal)
 // BLOCK: remark: tiled into a Mosaic kernel (grid 2x2x1x1, query group 2, blocks 128x128, {{.*}})
 // RUN: FileCheck %s --check-prefix=KERNEL < %t.block.mlir
 // KERNEL: call_target_name = "tpu_custom_call"
 // KERNEL-NOT: flywheel.
 // RUN: flywheel compile --target v6e %t.block.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=v5e})' -o %t.v5e.mlir
+// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=v5e profitability=off})' -o %t.v5e.mlir
 // RUN: flywheel compile --target v5e %t.v5e.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
-// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=tpu7x})' -o %t.tpu7x.mlir
+// RUN: flywheel-opt %S/../fixtures/attention_transformer_block_bf16.mlir --pass-pipeline='builtin.module(flywheel-tpu{target=tpu7x profitability=off})' -o %t.tpu7x.mlir
 // RUN: flywheel compile --target tpu7x %t.tpu7x.mlir 2>/dev/null | FileCheck %s --check-prefix=COMPILE
 // COMPILE: compiled
 

@@ -161,7 +161,7 @@ module attributes {mhlo.num_partitions = 2 : i32} {
 // 4 chips): the kernel in the region runs on one head per chip, and the program compiles
 // for v6e:2x2 and tpu7x:2x2x1 with no collective (XLA would otherwise all-gather the
 // operands and run all four heads on every chip).
-// RUN: flywheel-opt %S/../fixtures/attention_heads_sharded_bf16.mlir --flywheel-tpu=target=v6e -o %t.attention.mlir
+// RUN: flywheel-opt %S/../fixtures/attention_heads_sharded_bf16.mlir --flywheel-tpu='target=v6e profitability=off' -o %t.attention.mlir
 // RUN: FileCheck %s --check-prefix=ATTENTION < %t.attention.mlir
 // ATTENTION: "sdy.manual_computation"
 // ATTENTION: "stablehlo.custom_call"{{.*}}call_target_name = "tpu_custom_call"{{.*}} -> tensor<2x1x128x64xbf16>

@@ -3,6 +3,7 @@
 use crate::{
     options::Options,
     pass::PipelineInfo,
+    raise::profitability::Profitability,
     target::{blocks, inverse, kernel_transforms, Generation},
 };
 
@@ -14,13 +15,17 @@ crate::pass_options! {
         auto_blocks: bool = ("auto-blocks", "false"),
         /// Remark on what each pass did and did not do
         remarks: bool = ("remarks", "false"),
+        /// Keep XLA's ops for an attention whose kernel would be slower on the target (model), or give every attention a kernel (off)
+        profitability: Profitability = ("profitability", "model"),
     }
 }
 
 pub const PIPELINE: PipelineInfo = PipelineInfo {
     name: "flywheel-tpu",
     summary: "Raise, verify, lower attention to Mosaic kernels and the rest to StableHLO, for a TPU target",
-    description: "Normalizes JAX's spellings (`flywheel-normalize`), raises attention and Gated DeltaNet, verifies them, puts them in manually partitioned regions in a \
+    description:
+        "Normalizes JAX's spellings (`flywheel-normalize`), raises attention (where its kernel beats XLA's ops on the \
+target: `profitability`) and Gated DeltaNet, verifies them, puts them in manually partitioned regions in a \
 program sharded over chips (`flywheel-shard`), chooses kernel layouts (`flywheel-layout`: the transposed orientation \
 where it wins), tiles each attention and Gated DeltaNet a kernel serves (block sizes per target; attention key \
 blocks in two sub-blocks, one in transposed kernels from 1024 keys a block unless causal ones skip part of their \
@@ -34,14 +39,15 @@ kernels for Mosaic, and lowers what is left to plain StableHLO.",
 /// The chain for the options' target. Key blocks are two sub-blocks, which
 /// flywheel-pipeline overlaps, except in transposed kernels from 1024 keys a block, where
 /// the lagged max already lets exp follow the QKᵀ matmul.
-fn expand(TpuOptions { target: generation, auto_blocks, remarks }: TpuOptions) -> String {
+fn expand(TpuOptions { target: generation, auto_blocks, remarks, profitability }: TpuOptions) -> String {
     let ((block_q, block_kv), (causal_q, causal_kv)) = blocks(generation);
     let target = generation.name();
     format!(
-        "flywheel-normalize{{remarks={remarks}}},flywheel-raise-attention{{remarks={remarks}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
+        "flywheel-normalize{{remarks={remarks}}},flywheel-raise-attention{{remarks={remarks} profitability={} target={target}}},flywheel-raise-gated-delta{{remarks={remarks}}},flywheel-verify,\
          flywheel-shard{{remarks={remarks}}},flywheel-layout{{orientation=auto target={target} remarks={remarks}}},flywheel-tile{{block-q={block_q} block-kv={block_kv} causal-block-q={causal_q} \
          causal-block-kv={causal_kv} key-splits=2 transposed-whole-keys=1024 auto-blocks={auto_blocks} target={target} remarks={remarks}}},{},\
          flywheel-tri-inverse{{{} remarks={remarks}}},flywheel-lower-to-mosaic,flywheel-lower-to-stablehlo",
+        profitability.name(),
         kernel_transforms(generation, remarks),
         inverse(generation)
     )
@@ -72,5 +78,13 @@ mod tests {
             .unwrap()
             .contains("flywheel-tri-inverse{refine-from=0 remarks=false}"));
         assert!(pipeline.expand_with("target=v7x").unwrap_err().contains("v7x"));
+        assert!(pipeline
+            .expand_with("target=tpu7x")
+            .unwrap()
+            .contains("flywheel-raise-attention{remarks=false profitability=model target=tpu7x}"));
+        assert!(pipeline
+            .expand_with("profitability=off")
+            .unwrap()
+            .contains("flywheel-raise-attention{remarks=false profitability=off target=v6e}"));
     }
 }

@@ -14,6 +14,8 @@ use crate::{
     },
     options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
+    raise::profitability::{self, AttentionShape, Profitability, Verdict},
+    target::Generation,
 };
 use flywheel_dialect::float_literal;
 use flywheel_dialect::{
@@ -45,6 +47,10 @@ crate::pass_options! {
     pub struct RaiseAttentionOptions {
         /// Remark on each raised attention and on why each softmax product was not raised
         remarks: bool = ("remarks", "false"),
+        /// Keep XLA's ops where the target's kernel would be slower (off: raise every match)
+        profitability: Profitability = ("profitability", "off"),
+        /// The TPU generation profitability decides for
+        target: Generation = ("target", "v6e"),
     }
 }
 
@@ -61,15 +67,18 @@ are understood. Anything that does not fit exactly is left alone, with a remark 
     create: |text| Ok(create(RaiseAttentionOptions::parse(text)?)),
 };
 
-fn create(RaiseAttentionOptions { remarks }: RaiseAttentionOptions) -> Pass {
+fn create(RaiseAttentionOptions { remarks, profitability, target }: RaiseAttentionOptions) -> Pass {
+    let decide = (profitability == Profitability::Model).then_some(target);
     external_pass(&PASS, &PASS_ID, Anchor::Module, move |op: OperationRef| {
-        raise_attention(op, remarks);
+        raise_attention(op, remarks, decide);
         true
     })
 }
 
-/// Raises every attention in `module` (a `builtin.module`); returns how many.
-pub fn raise_attention(module: OperationRef, remarks: bool) -> usize {
+/// Raises every attention in `module` (a `builtin.module`); returns how many. With a
+/// target to `decide` for, an attention whose kernel would be slower there than XLA's
+/// ops is left as it is.
+pub fn raise_attention(module: OperationRef, remarks: bool, decide: Option<Generation>) -> usize {
     let tracer = Tracer::new(module);
     let mut raised = 0;
     for_each_candidate(module, DotGeneral::NAME, |dot| {
@@ -77,9 +86,20 @@ pub fn raise_attention(module: OperationRef, remarks: bool) -> usize {
         Some(match match_attention(&tracer, dot) {
             Ok(found) => {
                 let (location, summary) = (dot.location(), found.summary());
+                let verdict = decide.map(|target| profitability::attention(target, found.shape()));
+                if let Some(Verdict::Xla(why)) = verdict {
+                    if remarks {
+                        emit_remark(location, &format!("attention kept as XLA's ops ({why})"));
+                    }
+                    return Some(Default::default());
+                }
                 let erased = rewrite(&tracer, found);
                 if remarks {
-                    emit_remark(location, &format!("raised to flywheel.attention ({summary})"));
+                    let kernel = match verdict {
+                        Some(Verdict::Kernel(why)) => format!("; kernel: {why}"),
+                        _ => String::new(),
+                    };
+                    emit_remark(location, &format!("raised to flywheel.attention ({summary}{kernel})"));
                 }
                 raised += 1;
                 erased
@@ -244,6 +264,16 @@ struct Found<'c, 'a> {
 }
 
 impl Found<'_, '_> {
+    /// What profitability decides on.
+    fn shape(&self) -> AttentionShape {
+        AttentionShape {
+            query_tokens: self.atoms.axis_size(&self.roles.query),
+            key_tokens: self.atoms.axis_size(&self.roles.key),
+            head_dim: self.atoms.axis_size(&self.roles.head_dim),
+            f32: self.widen || self.q.value.element_type().as_deref() == Some("f32"),
+        }
+    }
+
     fn summary(&self) -> String {
         let size = |atoms: &[Atom]| self.atoms.axis_size(atoms);
         let mut parts = vec![

@@ -4,4 +4,5 @@
 pub mod attention;
 pub mod gated_delta;
 pub mod normalize;
+pub mod profitability;
 mod reroll;
