@@ -146,8 +146,18 @@ def main():
     print()
     print("| target | kind | dtype | head dim | kernel wins from (tokens) |")
     print("|---|---|---|---:|---:|")
-    for (target, kind, head_dim, dtype), tokens in crossovers(rows).items():
+    found = crossovers(rows)
+    for (target, kind, head_dim, dtype), tokens in found.items():
         print(f"| {target} | {kind} | {dtype} | {head_dim} | {tokens or 'not in the measured range'} |")
+    print()
+    print("flywheel-tpu's bf16 crossovers (passes/src/raise/profitability.rs): the longest over the kinds")
+    print("| target | mask operand | head dim | kernel from (tokens) |")
+    print("|---|---|---:|---:|")
+    for target, masked, head_dim in sorted({(key[0], key[1] == "mask", key[2]) for key in found if key[3] == "bf16"}):
+        lengths = [tokens for (t, kind, d, dtype), tokens in found.items()
+                   if (t, kind == "mask", d, dtype) == (target, masked, head_dim, "bf16")]
+        longest = None if None in lengths else max(lengths)
+        print(f"| {target} | {'yes' if masked else 'no'} | {head_dim} | {longest or 'never (XLA kept)'} |")
 
 
 if __name__ == "__main__":

@@ -270,6 +270,7 @@ impl Found<'_, '_> {
             query_tokens: self.atoms.axis_size(&self.roles.query),
             key_tokens: self.atoms.axis_size(&self.roles.key),
             head_dim: self.atoms.axis_size(&self.roles.head_dim),
+            masked: !self.logits.masks.dynamic.is_empty() || self.logits.bias.is_some(),
             f32: self.widen || self.q.value.element_type().as_deref() == Some("f32"),
         }
     }
