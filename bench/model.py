@@ -213,7 +213,7 @@ def main():
     fresh = {(describe(config), row["length"], row["target"]) for row in rows}
     kept = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
     kept = [run for run in kept if (run["config"], run["length"], run["target"]) not in fresh]
-    runs = [{"config": describe(config), "length": args.length, "target": target,
+    runs = [{"config": describe(config), "length": args.length, "target": target, "libtpu": attention.LIBTPU_VERSION,
              "rows": [row for row in rows if row["target"] == target]} for target in args.targets.split(",")]
     runs = sorted(kept + runs, key=lambda run: (run["config"], run["length"]))
     RESULTS.write_text(json.dumps(runs, indent=1) + "\n")

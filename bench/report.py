@@ -216,7 +216,9 @@ def model_table():
     for config in dict.fromkeys(run["config"] for run in runs):
         if lines:
             lines.append("")
-        lines += [f"Qwen3-Next-style stack: {config}; batch 1, bf16; libtpu 0.0.50.1 static cycles", "",
+        # Runs from before the version was recorded are libtpu 0.0.50.1's.
+        versions = sorted({run.get("libtpu", "0.0.50.1") for run in runs if run["config"] == config})
+        lines += [f"Qwen3-Next-style stack: {config}; batch 1, bf16; libtpu {' and '.join(versions)} static cycles", "",
                   "| target | tokens | part | layers | kernels found | before cycles | after cycles | speed-up |",
                   "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
         mine = sorted((run for run in runs if run["config"] == config),
