@@ -10,6 +10,11 @@
 // NO-KERNEL-NOT: tpu_custom_call
 // NO-KERNEL-NOT: flywheel.
 // RUN: flywheel check %S/../fixtures/attention_transformer_block_bf16.mlir %t.kept.mlir | FileCheck %s --check-prefix=CHECKED
+// A mask operand has its own crossover (none on v6e at head dim 64), an f32 attention none.
+// RUN: flywheel-opt %S/../fixtures/attention_dpa_mask_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=KEPT-MASKED
+// KEPT-MASKED: remark: attention kept as XLA's ops (128 queries x 128 keys at head dim 64 in bf16, masked: no measured length has the kernel beat XLA on v6e)
+// RUN: flywheel-opt %S/../fixtures/attention_mha_f32.mlir '--flywheel-tpu=target=tpu7x remarks=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=KEPT-F32
+// KEPT-F32: remark: attention kept as XLA's ops (128 queries x 128 keys at head dim 64 in f32: no measured length has the kernel beat XLA on tpu7x)
 // RUN: flywheel-opt %S/../fixtures/attention_encoder_bf16.mlir '--flywheel-tpu=target=v6e remarks=true' -o %t.encoder.mlir 2>&1 | FileCheck %s --check-prefix=REPLACED-V6E
 // REPLACED-V6E: remark: raised to flywheel.attention ({{.*}}; kernel: 512 queries x 512 keys at head dim 128 in bf16: the kernel beats XLA on v6e from 512 tokens)
 // RUN: flywheel-opt %S/../fixtures/attention_encoder_bf16.mlir '--flywheel-tpu=target=tpu7x remarks=true' -o %t.encoder.tpu7x.mlir 2>&1 | FileCheck %s --check-prefix=REPLACED-TPU7X
