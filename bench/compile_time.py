@@ -2,7 +2,8 @@
 N-layer transformer models, against `mlir-opt -canonicalize -cse` on the same files.
 
     .venv/bin/python bench/compile_time.py [--layers 8,16,32,64,128] [--tool target/release/flywheel-opt]
-        [--attention plain|dpa] [--timeout 180] [--repeats 3] [--write-test-input] [--markdown]
+        [--attention plain|dpa] [--timeout 180] [--repeats 3] [--instructions] [--write-test-input]
+        [--markdown]
 
 The models: a plain decoder of N layers, generated with JAX and lowered for TPU to
 generic-form StableHLO text exactly as test/fixtures/generate.py's `write()` does
@@ -41,6 +42,10 @@ first and the copy timed, as it may be rebuilt during a run), pipeline and model
 the repository's commit (`git rev-parse --short HEAD`; the binary may have been built
 from a dirty tree, recorded as `tree_dirty`), the date and the load average, so the
 numbers before and after a change stay side by side.
+`--instructions` also counts each command's instructions once under valgrind's callgrind
+(raise and mlir-opt on each model, both on an empty module): deterministic where the wall
+clock of a 2-core machine is not, so the column "Ir past startup", the ratio of the
+instructions each spends beyond its startup, reads the cost per op without noise.
 `--markdown` prints the tables from the JSON. The goal (issue 35): raise/mlir-opt below
 1.0 at 64 layers, and flat as N grows (raising in linear time): read on the ratio past
 startup.
@@ -224,6 +229,19 @@ def best(command, repeats, timeout):
     return min(t for t, _ in times), min(c for _, c in times)
 
 
+def instructions(command, timeout):
+    """The instructions `command` executes, counted by valgrind's callgrind."""
+    counted = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command]
+    try:
+        result = subprocess.run(counted, capture_output=True, text=True, timeout=timeout * 100)
+    except FileNotFoundError:
+        sys.exit("--instructions needs valgrind (apt install valgrind)")
+    refs = re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+    if result.returncode != 0 or not refs:
+        sys.exit(f"failed under valgrind ({result.returncode}): {' '.join(map(str, command))}\n{result.stderr[-4000:]}")
+    return int(refs.group(1).replace(",", ""))
+
+
 def pipeline_for(tool):
     """The raising pipeline, with flywheel-normalize first when the tool has it."""
     listed = subprocess.run([str(tool), "--list-passes"], capture_output=True, text=True, check=True).stdout
@@ -234,7 +252,7 @@ def pipeline_for(tool):
     return f"builtin.module({','.join(([NORMALIZE] if NORMALIZE in passes else []) + RAISERS)})"
 
 
-def measure(layers, path, tool, pipeline, repeats, timeout):
+def measure(layers, path, tool, pipeline, repeats, timeout, count_instructions):
     """One row of the table for the program at `path`."""
     text = path.read_text()
     row = {"layers": layers, "file_bytes": len(text.encode()), "ops": len(OP.findall(text)),
@@ -259,29 +277,37 @@ def measure(layers, path, tool, pipeline, repeats, timeout):
     row["no_pass_s"], _ = best([str(tool), str(path), "-o", "/dev/null"], repeats, timeout)
     mlir_opt = [MLIR_OPT, "--allow-unregistered-dialect", "-canonicalize", "-cse", str(path), "-o", "/dev/null"]
     row["mlir_opt_s"], row["mlir_opt_cpu_s"] = best(mlir_opt, repeats, timeout)
+    if count_instructions and row["raise_status"] == "ok":
+        row["raise_instructions"] = instructions(raising, timeout)
+        row["mlir_opt_instructions"] = instructions(mlir_opt, timeout)
     row["load_average"] = os.getloadavg()[0]
     if row["raise_s"] and row["mlir_opt_s"]:
         row["ratio"] = row["raise_s"] / row["mlir_opt_s"]
     return row
 
 
-def startup(tool, pipeline, repeats, timeout):
-    """Each command's time on an empty module: (raise s, mlir-opt s)."""
+def startup(tool, pipeline, repeats, timeout, count_instructions):
+    """Each command on an empty module: {"startup_s": (raise s, mlir-opt s)}, and with
+    `count_instructions` "startup_instructions" likewise."""
     with tempfile.TemporaryDirectory() as scratch:
         empty = pathlib.Path(scratch) / "empty.mlir"
         empty.write_text("module {}\n")
-        raising, _ = best([str(tool), str(empty), f"--pass-pipeline={pipeline}", "-o", "/dev/null"], repeats, timeout)
-        mlir_opt, _ = best([MLIR_OPT, "--allow-unregistered-dialect", "-canonicalize", "-cse", str(empty), "-o",
-                            "/dev/null"], repeats, timeout)
-    return raising, mlir_opt
+        raising = [str(tool), str(empty), f"--pass-pipeline={pipeline}", "-o", "/dev/null"]
+        mlir_opt = [MLIR_OPT, "--allow-unregistered-dialect", "-canonicalize", "-cse", str(empty), "-o", "/dev/null"]
+        costs = {"startup_s": (best(raising, repeats, timeout)[0], best(mlir_opt, repeats, timeout)[0])}
+        if count_instructions:
+            costs["startup_instructions"] = (instructions(raising, timeout), instructions(mlir_opt, timeout))
+    return costs
 
 
-def past_startup(row, entry):
-    """raise/mlir-opt on the time each spends beyond its startup, or None."""
-    raising, mlir_opt = entry.get("startup_s") or (None, None)
-    if not (row["raise_s"] and row["mlir_opt_s"] and raising is not None and row["mlir_opt_s"] > mlir_opt):
+def past_startup(row, entry, unit="s"):
+    """raise/mlir-opt on what each spends beyond its startup, in seconds ("s") or
+    instructions ("instructions"), or None."""
+    raising, mlir_opt = entry.get(f"startup_{unit}") or (None, None)
+    row_raise, row_mlir_opt = row.get(f"raise_{unit}"), row.get(f"mlir_opt_{unit}")
+    if not (row_raise and row_mlir_opt and raising is not None and row_mlir_opt > mlir_opt):
         return None
-    return (row["raise_s"] - raising) / (row["mlir_opt_s"] - mlir_opt)
+    return (row_raise - raising) / (row_mlir_opt - mlir_opt)
 
 
 # ---- tables --------------------------------------------------------------------------
@@ -296,18 +322,23 @@ def cells(row, entry):
     return [str(row["layers"]), f"{row['file_bytes'] / 1000:,.0f}", f"{row['ops']:,}",
             seconds(row["raise_s"], row.get("raise_status", "ok")), seconds(row.get("raise_cpu_s")),
             seconds(row.get("no_pass_s")), seconds(row["mlir_opt_s"]), ratio(row["ratio"]),
-            ratio(past_startup(row, entry)), str(row["attentions"]) if row["attentions"] is not None else "—"]
+            ratio(past_startup(row, entry)), ratio(past_startup(row, entry, "instructions")),
+            str(row["attentions"]) if row["attentions"] is not None else "—"]
 
 
 HEADER = ["layers", "file KB", "ops", "raise s", "raise CPU s", "no-pass s", "mlir-opt s", "raise/mlir-opt",
-          "past startup", "attentions raised"]
+          "past startup", "Ir past startup", "attentions raised"]
 
 
 def startup_line(entry):
     if not entry.get("startup_s"):
         return None
     raising, mlir_opt = entry["startup_s"]
-    return f"startup (an empty module): raise {raising:.3f} s, mlir-opt {mlir_opt:.3f} s"
+    line = f"startup (an empty module): raise {raising:.3f} s, mlir-opt {mlir_opt:.3f} s"
+    if entry.get("startup_instructions"):
+        raising, mlir_opt = entry["startup_instructions"]
+        line += f"; raise {raising / 1e6:.1f}M instructions, mlir-opt {mlir_opt / 1e6:.1f}M"
+    return line
 
 
 def growth(rows):
@@ -322,7 +353,7 @@ def growth(rows):
 
 
 def report(entry):
-    widths = [6, 8, 8, 14, 11, 10, 10, 14, 12, 17]
+    widths = [6, 8, 8, 14, 11, 10, 10, 14, 12, 15, 17]
     print(f"pipeline timed: {entry['pipeline']}")
     if startup_line(entry):
         print(startup_line(entry))
@@ -383,6 +414,8 @@ def main():
                         "flywheel-normalize first when the tool lists it")
     parser.add_argument("--repeats", type=int, default=3, help="Runs per command; the best is reported")
     parser.add_argument("--timeout", type=float, default=180, help="Seconds after which a run is stopped")
+    parser.add_argument("--instructions", action="store_true",
+                        help="Also count each command's instructions once under valgrind (callgrind)")
     parser.add_argument("--write-test-input", action="store_true",
                         help=f"Replace {TEST_INPUT.relative_to(ROOT)} by this run's 64-layer program (default model); "
                         "without it the file is written only if missing")
@@ -410,7 +443,7 @@ def main():
              "pipeline": pipeline,
              "mlir_opt": f"{MLIR_OPT} --allow-unregistered-dialect -canonicalize -cse FILE -o /dev/null",
              "model": config, "load_average": os.getloadavg()[0], "cpus": os.cpu_count(), "rows": []}
-    entry["startup_s"] = startup(copy, pipeline, arguments.repeats, arguments.timeout)
+    entry.update(startup(copy, pipeline, arguments.repeats, arguments.timeout, arguments.instructions))
     timed_out = None
     for layers in layer_counts:
         if timed_out:
@@ -419,7 +452,7 @@ def main():
         path = program(layers, config)
         if layers == TEST_INPUT_LAYERS and config == MODEL:
             write_test_input(path, arguments.write_test_input)
-        row = measure(layers, path, copy, pipeline, arguments.repeats, arguments.timeout)
+        row = measure(layers, path, copy, pipeline, arguments.repeats, arguments.timeout, arguments.instructions)
         entry["rows"].append(row)
         if row["raise_status"] != "ok":
             timed_out = layers
