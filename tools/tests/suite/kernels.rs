@@ -24,14 +24,22 @@ struct Config {
     causal: bool,
     window: Option<(i64, i64)>,
     soft_cap: Option<f64>,
-    /// A [1, N, T, T] f32 bias and a [B, 1, T, T] boolean mask operand.
-    bias: bool,
+    /// A [1, N, T, T] f32 bias operand.
+    bias: Option<Bias>,
+    /// A [B, 1, T, T] boolean mask operand.
     mask: bool,
     /// Multiplies the random q so logits reach large magnitudes.
     q_gain: f64,
     /// Key blocks (plain, causal): whole lane tiles keep the softmax statistics
     /// lane-replicated (widened by tiling), narrower ones as columns.
     key_blocks: (i64, i64),
+}
+
+enum Bias {
+    Random,
+    /// 0 on the first key block, this much on every key past it: each row's max rises
+    /// by about that in one key step.
+    Step(f64),
 }
 
 /// Key blocks of 128 (plain) and 64 (causal): several per sequence, causal ones skipped
@@ -51,7 +59,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 4.0,
         key_blocks: (256, 256),
@@ -67,7 +75,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 4.0,
         key_blocks: (256, 256),
@@ -84,7 +92,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: true,
+        bias: Some(Bias::Random),
         mask: true,
         q_gain: 1.0,
         key_blocks: (256, 256),
@@ -100,7 +108,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: Some((100, 0)),
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 4.0,
         key_blocks: (256, 256),
@@ -116,7 +124,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -132,7 +140,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 30.0,
         key_blocks: NARROW,
@@ -148,7 +156,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -164,7 +172,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -180,7 +188,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: Some((100, 0)),
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 4.0,
         key_blocks: NARROW,
@@ -200,7 +208,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: Some((65, 0)),
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -216,7 +224,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: Some((1, 1)),
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -232,7 +240,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: Some((40, 24)),
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -248,9 +256,29 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: true,
+        bias: Some(Bias::Random),
         mask: false,
         q_gain: 1.0,
+        key_blocks: NARROW,
+    },
+    // The second key block's scores 86 above the first's (which are near 0): each row's
+    // running max rises past lagged-max's limit (64, or 124 in base 2, below twice the
+    // limit either way) in one step, by so much that a step kept lagged would overflow its
+    // sum (128 keys of e^86 > f32's largest).
+    Config {
+        name: "rising_max_f32",
+        batch: 1,
+        q_heads: 2,
+        kv_heads: 2,
+        length: 256,
+        head_dim: 64,
+        element: "f32",
+        causal: false,
+        window: None,
+        soft_cap: None,
+        bias: Some(Bias::Step(86.0)),
+        mask: false,
+        q_gain: 0.1,
         key_blocks: NARROW,
     },
     Config {
@@ -264,7 +292,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: true,
+        bias: Some(Bias::Random),
         mask: true,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -281,7 +309,7 @@ const CONFIGS: &[Config] = &[
         causal: true,
         window: None,
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 8.0,
         key_blocks: NARROW,
@@ -297,7 +325,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: Some((40, 24)),
         soft_cap: None,
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -313,7 +341,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: None,
-        bias: true,
+        bias: Some(Bias::Random),
         mask: true,
         q_gain: 1.0,
         key_blocks: NARROW,
@@ -329,7 +357,7 @@ const CONFIGS: &[Config] = &[
         causal: false,
         window: None,
         soft_cap: Some(20.0),
-        bias: false,
+        bias: None,
         mask: false,
         q_gain: 10.0,
         key_blocks: NARROW,
@@ -404,12 +432,12 @@ fn module(config: &Config) -> String {
         extra_operands += ", %mask";
         extra_types += &format!(", {}", text(&mask_dims, "i1"));
     }
-    if config.bias {
+    if config.bias.is_some() {
         extra_arguments += &format!(", %bias: {}", text(&bias_dims, "f32"));
         extra_operands += ", %bias";
         extra_types += &format!(", {}", text(&bias_dims, "f32"));
     }
-    let segments = format!("array<i32: 1, 1, 1, {}, {}, 0, 0>", u8::from(config.mask), u8::from(config.bias));
+    let segments = format!("array<i32: 1, 1, 1, {}, {}, 0, 0>", u8::from(config.mask), u8::from(config.bias.is_some()));
     let cap = config.soft_cap.map(|c| format!(", logit_soft_cap = {c:?} : f32")).unwrap_or_default();
     let window = config.window.map(|(l, r)| format!(", window = array<i64: {l}, {r}>")).unwrap_or_default();
     format!(
@@ -474,8 +502,16 @@ fn check_kernel(config: &Config, before: &str, tile_options: &str, transforms: &
             .collect();
         inputs.push(Array::from_values(DType::Bool, mask_dims, &values));
     }
-    if config.bias {
-        inputs.push(Array::random(DType::F32, bias_dims, &mut rng));
+    match config.bias {
+        Some(Bias::Random) => inputs.push(Array::random(DType::F32, bias_dims, &mut rng)),
+        Some(Bias::Step(rise)) => {
+            let (length, first_block) = (config.length as usize, config.key_blocks.0 as usize);
+            let values: Vec<f64> = (0..bias_dims.iter().product::<i64>() as usize)
+                .map(|index| if index % length >= first_block { rise } else { 0.0 })
+                .collect();
+            inputs.push(Array::from_values(DType::F32, bias_dims, &values));
+        }
+        None => {}
     }
 
     let runner = CpuRunner::load(&locate_cpu_plugin(None)?)?;
