@@ -905,3 +905,56 @@ impl<'p> Kernel<'p> {
         maps
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One bf16 head pair, 100 tokens in chunks of 64 (two chunks, the second padded).
+    fn plan() -> GatedDeltaPlan {
+        GatedDeltaPlan {
+            batch: 1,
+            key_heads: 1,
+            value_heads: 2,
+            length: 100,
+            key_dim: 128,
+            value_dim: 64,
+            chunk: 64,
+            input: Bf16,
+            output: Bf16,
+            scale: 1.0,
+            initial_state: false,
+            shared_operands: true,
+            bf16x3: true,
+            single_pass_products: false,
+            exp2_gates: false,
+            heads_per_step: 2,
+            keys_transposed: false,
+            block_heads: 2,
+            chunks_per_step: 1,
+            token_major_inputs: false,
+            token_major_output: false,
+        }
+    }
+
+    #[test]
+    fn costs_count_what_each_padded_chunk_reads_writes_and_computes() {
+        let plan = plan();
+        assert_eq!((plan.padded_length(), plan.chunks(), plan.grid()), (128, 2, [1, 1, 2]));
+        // Per value head and padded token: q and k (128 bf16 each), v and o (64 bf16 each),
+        // three f32 gate rows (β, γ, γ_C); per value head the f32 final state, 128 x 64.
+        let tokens = 2 * 128;
+        let state = 128 * 64 * 4;
+        assert_eq!(plan.bytes_accessed(), tokens * (2 * 128 * 2 + 64 * 2 + 64 * 2 + 3 * 4) + 2 * state);
+        let with_state = GatedDeltaPlan { initial_state: true, keys_transposed: true, ..plan.clone() };
+        assert_eq!(with_state.bytes_accessed(), tokens * (3 * 128 * 2 + 64 * 2 + 64 * 2 + 3 * 4) + 2 * 2 * state);
+        // Per chunk and value head, C = 64: C² exps of the decay tile and 3C of the gates.
+        assert_eq!(plan.transcendentals(), 2 * 2 * (64 * 64 + 3 * 64));
+        // Products per chunk: K Kᵀ and Q Kᵀ (2C²Dk each), T [βV | βe^γK] (2C²(Dk + Dv)),
+        // W S, Q S and Kᵀ V' (2C Dk Dv each), P V' (2C² Dv).
+        let per_chunk = 2 * 2 * 64 * 64 * 128 + 2 * 64 * 64 * (128 + 64) + 3 * 2 * 64 * 128 * 64 + 2 * 64 * 64 * 64;
+        assert_eq!(plan.flops(), 2 * 2 * per_chunk);
+        let doubled = GatedDeltaPlan { chunks_per_step: 2, length: 129, ..plan };
+        assert_eq!((doubled.padded_length(), doubled.grid()), (256, [1, 1, 2]));
+    }
+}
