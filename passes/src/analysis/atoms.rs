@@ -241,6 +241,13 @@ mod tests {
         let merged = atoms.reshape(&split, &[2, 8, 64]).unwrap();
         assert!(atoms.same(&merged[1], &q[1]));
         assert!(atoms.reshape(&q, &[3, 7, 7]).is_err());
+        // [4, 6] -> [8, 3]: the first axis takes all of the 4 and the major 2 of the 6,
+        // the second the 3 left of it.
+        let x = atoms.source(&[4, 6]);
+        let regrouped = atoms.reshape(&x, &[8, 3]).unwrap();
+        assert_eq!(regrouped[0][0], x[0][0]);
+        assert_eq!(atoms.leaves(&x[1]), [regrouped[0][1], regrouped[1][0]]);
+        assert_eq!((atoms.size(regrouped[0][1]), atoms.size(regrouped[1][0])), (2, 3));
     }
 
     #[test]
