@@ -82,6 +82,11 @@ irdl.dialect @flywheel {
 //     chunk_size : i64   the chunk length kernels use (a power of two); no effect on
 //                        the mathematical result
 //     layout : string    axis order of q, k, v and o
+//   optional attributes:
+//     precision : string "DEFAULT", "HIGH" or "HIGHEST": what the source's products asked
+//                        for, as a StableHLO dot_general's precision_config says it
+//                        (DEFAULT: one bf16 pass of the MXU, each f32 operand rounded to
+//                        bf16); absent means HIGHEST, f32 throughout as below
 //   Nk divides Nv; value head h reads query/key head h / (Nv / Nk).
 //
 //   Semantics, per batch b and value head h, state S (Dk x Dv, f32) = initial_state or 0:
@@ -90,7 +95,8 @@ irdl.dialect @flywheel {
 //       u   = beta_t * (v_t - S^T k_t)
 //       S   = S + k_t u^T
 //       o_t = S^T (scale * q_t)
-//   all in f32 from the inputs' values; o rounded once to o's element type;
+//   all in f32 from the inputs' values (the products at `precision`); o rounded once
+//   to o's element type;
 //   final_state = S after the last token.
   irdl.operation @gated_delta {
     %q = irdl.base "!builtin.tensor"

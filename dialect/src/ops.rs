@@ -1,7 +1,7 @@
 //! Typed views of the `flywheel` ops. IRDL ops have no generated accessors, so these read
 //! operands (through `operandSegmentSizes`) and attributes by name, in one place.
 
-use crate::{layout::Layout, tensor::is_i1};
+use crate::{layout::Layout, stablehlo::Precision, tensor::is_i1};
 use melior::ir::{
     attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute},
     operation::{OperationLike, OperationRef},
@@ -190,5 +190,18 @@ impl<'c, 'a> GatedDeltaOp<'c, 'a> {
 
     pub fn chunk_size(&self) -> Result<i64, AttributeError> {
         integer_attribute(attribute(&self.op, "chunk_size")?, "chunk_size")
+    }
+
+    /// The precision the source's products asked for (`"DEFAULT"`, `"HIGH"` or
+    /// `"HIGHEST"`, as StableHLO spells it); `None` when the op does not say, which means
+    /// f32 throughout, as `HIGHEST`.
+    pub fn precision(&self) -> Result<Option<Precision>, AttributeError> {
+        let Some(attribute) = optional_attribute(&self.op, "precision") else { return Ok(None) };
+        crate::ir::string_attribute(attribute)
+            .and_then(|text| Precision::parse(&format!("{} {text}", Precision::KIND)).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                format!("attribute 'precision' must be \"DEFAULT\", \"HIGH\" or \"HIGHEST\", got {attribute}")
+            })
     }
 }

@@ -66,9 +66,12 @@ pub struct GatedDeltaPlan {
     pub shared_operands: bool,
     /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
     pub bf16x3: bool,
-    /// The products after the inverse (U and W, the state products, P V') as one bf16
-    /// pass each with f32 accumulation, as fla's kernels take them; the inverse keeps
-    /// `bf16x3` or fp32.
+    /// The products after the inverse that do not read V' (U and W, the state readouts
+    /// W S and Q S) as one bf16 pass each with f32 accumulation, as a DEFAULT-precision
+    /// source's products are. The rest keep `bf16x3` or fp32, for stability: the inverse
+    /// and K Kᵀ it is built from, and V''s products (P V', the state update Kᵀ V'), which
+    /// in one pass were 4x the error of the source's own DEFAULT evaluation with one key
+    /// for every token at β = 1 (docs/benchmarks.md).
     pub single_pass_products: bool,
     /// Gates in base 2 (γ · log2(e), γ_C · log2(e)) and `exp2` for every exponential of a
     /// gate sum.
@@ -202,7 +205,8 @@ struct Kernel<'p> {
     beta_window: [i64; 5],
     k_t_window: [i64; 4],
     state_scratch: [i64; 3],
-    /// The precision of the products up to the inverse, and (`after_inverse`) after it.
+    /// The precision of the products up to the inverse and of those of V' (`precision`),
+    /// and of the others after the inverse (`after_inverse`).
     precision: Option<Precision>,
     after_inverse: Option<Precision>,
     /// B x B, and the types of a B x B tile, a block's keys, a gate row [1, B], a state
@@ -622,7 +626,7 @@ impl<'p> Kernel<'p> {
                     (&new_values[block], &self.value_type),
                     &[self.block_rows, self.dv],
                     false,
-                    self.after_inverse,
+                    self.precision,
                 );
                 let o = w.binary("arith.addf", &from_state[block], &intra, &self.value_type);
                 self.store_output(w, o, block as i64, sub);
@@ -675,7 +679,7 @@ impl<'p> Kernel<'p> {
                 let values = self.head_rows(w, decayed_values, dv, head);
                 let k_t = &keys_transposed[(head / self.repeats) as usize];
                 let update =
-                    w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, self.after_inverse);
+                    w.matmul((k_t, &f32s(&[dk, c])), (&values, &f32s(&[c, dv])), &[dk, dv], false, self.precision);
                 // e^{γ_C} of this head over its whole state: its first row of the column form.
                 let attributes =
                     format!("{{offsets = [{}, 0], sizes = [1, {dv}], strides = [1, 1]}}", head % block_heads * c);

@@ -163,6 +163,14 @@ func.func @gd_chunk(%q: tensor<1x64x2x8xf32>, %g: tensor<1x64x2xf32>) -> (tensor
 
 // -----
 
+func.func @gd_precision(%q: tensor<1x64x2x8xf32>, %g: tensor<1x64x2xf32>) -> (tensor<1x64x2x8xf32>, tensor<1x2x8x8xf32>) {
+  // expected-error@+1 {{attribute 'precision' must be "DEFAULT", "HIGH" or "HIGHEST", got "default"}}
+  %o:2 = "flywheel.gated_delta"(%q, %q, %q, %g, %g) {scale = 1.0 : f32, chunk_size = 64, layout = "BTNH", precision = "default"} : (tensor<1x64x2x8xf32>, tensor<1x64x2x8xf32>, tensor<1x64x2x8xf32>, tensor<1x64x2xf32>, tensor<1x64x2xf32>) -> (tensor<1x64x2x8xf32>, tensor<1x2x8x8xf32>)
+  return %o#0, %o#1 : tensor<1x64x2x8xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
 func.func @gd_gate_dtype(%q: tensor<1x64x2x8xf32>, %g: tensor<1x64x2xbf16>) -> (tensor<1x64x2x8xf32>, tensor<1x2x8x8xf32>) {
   // expected-error@+1 {{operand 'g' must be a 3-D f32 tensor, got tensor<1x64x2xbf16>}}
   %o:2 = "flywheel.gated_delta"(%q, %q, %q, %g, %g) {scale = 1.0 : f32, chunk_size = 64, layout = "BTNH"} : (tensor<1x64x2x8xf32>, tensor<1x64x2x8xf32>, tensor<1x64x2x8xf32>, tensor<1x64x2xbf16>, tensor<1x64x2xbf16>) -> (tensor<1x64x2x8xf32>, tensor<1x2x8x8xf32>)

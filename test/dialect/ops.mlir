@@ -32,10 +32,11 @@ func.func @gqa_bnth_everything(%q: tensor<1x8x64x128xf32>, %k: tensor<1x2x256x12
 // CHECK-LABEL: func.func @gated_delta
 // CHECK: %{{.*}}:2 = "flywheel.gated_delta"(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5)
 // CHECK-SAME: chunk_size = 64 : i64
+// CHECK-SAME: precision = "DEFAULT"
 func.func @gated_delta(%q: tensor<1x256x2x128xbf16>, %k: tensor<1x256x2x128xbf16>, %v: tensor<1x256x4x128xbf16>,
                        %g: tensor<1x256x4xf32>, %beta: tensor<1x256x4xf32>, %s0: tensor<1x4x128x128xf32>)
     -> (tensor<1x256x4x128xbf16>, tensor<1x4x128x128xf32>) {
-  %o, %s = "flywheel.gated_delta"(%q, %k, %v, %g, %beta, %s0) {scale = 0.088 : f32, chunk_size = 64, layout = "BTNH"} : (tensor<1x256x2x128xbf16>, tensor<1x256x2x128xbf16>, tensor<1x256x4x128xbf16>, tensor<1x256x4xf32>, tensor<1x256x4xf32>, tensor<1x4x128x128xf32>) -> (tensor<1x256x4x128xbf16>, tensor<1x4x128x128xf32>)
+  %o, %s = "flywheel.gated_delta"(%q, %k, %v, %g, %beta, %s0) {scale = 0.088 : f32, chunk_size = 64, layout = "BTNH", precision = "DEFAULT"} : (tensor<1x256x2x128xbf16>, tensor<1x256x2x128xbf16>, tensor<1x256x4x128xbf16>, tensor<1x256x4xf32>, tensor<1x256x4xf32>, tensor<1x4x128x128xf32>) -> (tensor<1x256x4x128xbf16>, tensor<1x4x128x128xf32>)
   return %o, %s : tensor<1x256x4x128xbf16>, tensor<1x4x128x128xf32>
 }
 

@@ -78,10 +78,13 @@
 // WINDOW-V6E: remark: layouts: standard orientation, {{.*}}a window keeps the standard orientation
 // WINDOW-V6E: remark: @flywheel_kernel_0: {{.*}}; max not lagged: the scores are not transposed and the kernel's band is not causal (lagged-max=transposed-or-causal)
 
-// Gated DeltaNet has no kernel yet: it is raised and lowered back to the recurrence,
-// which computes what the chunked original does.
+// Gated DeltaNet gets its kernel, which computes what the chunked original does: its
+// products ask DEFAULT precision, so the kernel takes some in one bf16 pass, as a TPU
+// runs the original's, and is checked against the original as a TPU computes it.
 // RUN: flywheel-opt %S/../fixtures/gdn_chunked_f32.mlir --flywheel-tpu=target=tpu7x -o %t.gdn.mlir
-// RUN: flywheel check %S/../fixtures/gdn_chunked_f32.mlir %t.gdn.mlir | FileCheck %s --check-prefix=GDN
+// RUN: grep -c tpu_custom_call %t.gdn.mlir | FileCheck %s --check-prefix=GDN-KERNEL
+// GDN-KERNEL: 1
+// RUN: flywheel check %S/../fixtures/gdn_chunked_f32.mlir %t.gdn.mlir --reference tpu --rtol 1e-2 | FileCheck %s --check-prefix=GDN
 // GDN: check: passed (2 outputs within tolerance)
 
 // Segment ids are not in the kernel yet: that attention goes through the reference

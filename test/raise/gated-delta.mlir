@@ -7,21 +7,27 @@
 
 // f32: q arrives scaled by dk^-1/2 (a constant multiply), which becomes `scale`.
 // RUN: flywheel-opt %S/../fixtures/gdn_recurrent_f32.mlir --flywheel-raise-gated-delta | FileCheck %s --check-prefix=F32
-// F32: %[[R:.*]]:2 = "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 64 : i64, layout = "BTNH", scale = 0.176776692 : f32} : (tensor<2x128x2x32xf32>, tensor<2x128x2x32xf32>, tensor<2x128x2x32xf32>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xf32>, tensor<2x2x32x32xf32>)
+// F32: %[[R:.*]]:2 = "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "DEFAULT", scale = 0.176776692 : f32} : (tensor<2x128x2x32xf32>, tensor<2x128x2x32xf32>, tensor<2x128x2x32xf32>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xf32>, tensor<2x2x32x32xf32>)
 // F32-NEXT: "func.return"(%[[R]]#0, %[[R]]#1)
 // F32-NOT: stablehlo.while
 // F32-NOT: dynamic_index_in_dim
 
+// The op records the precision the source's products asked for: the most precise of
+// them (one product at HIGH makes the op HIGH; products written as multiplies, as in
+// SPELLED below, make it HIGHEST).
+// RUN: sed '0,/precision DEFAULT>, #stablehlo<precision DEFAULT/s//precision HIGH>, #stablehlo<precision DEFAULT/' %S/../fixtures/gdn_recurrent_f32.mlir | flywheel-opt --flywheel-raise-gated-delta | FileCheck %s --check-prefix=ONE-HIGH
+// ONE-HIGH: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "HIGH", scale
+
 // bf16: the scan runs on f32 copies (widening converts are part of the op's f32
 // semantics) and the output is rounded back to bf16: the op takes bf16 q, k, v and returns bf16.
 // RUN: flywheel-opt %S/../fixtures/gdn_recurrent_bf16.mlir --flywheel-raise-gated-delta=chunk-size=16 | FileCheck %s --check-prefix=BF16
-// BF16: "flywheel.gated_delta"({{.*}}) {chunk_size = 16 : i64, layout = "BTNH", scale = 1.000000e+00 : f32} : (tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xbf16>, tensor<2x2x32x32xf32>)
+// BF16: "flywheel.gated_delta"({{.*}}) {chunk_size = 16 : i64, layout = "BTNH", precision = "DEFAULT", scale = 1.000000e+00 : f32} : (tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2x32xbf16>, tensor<2x128x2xf32>, tensor<2x128x2xf32>) -> (tensor<2x128x2x32xbf16>, tensor<2x2x32x32xf32>)
 // BF16-NOT: stablehlo.while
 
 // The chunked form keeps its chunk length (16 here) whatever the option says; its
 // precompute (solve, masks, decay matrix, cumsum) goes with the loop.
 // RUN: flywheel-opt %S/../fixtures/gdn_chunked_f32.mlir --flywheel-raise-gated-delta=chunk-size=64 | FileCheck %s --check-prefix=CHUNKED
-// CHUNKED: "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 16 : i64, layout = "BTNH", scale = 0.176776692 : f32}
+// CHUNKED: "flywheel.gated_delta"(%{{.*}}, %{{.*}}, %arg{{[0-9]+}}, %{{.*}}, %{{.*}}) {chunk_size = 16 : i64, layout = "BTNH", precision = "DEFAULT", scale = 0.176776692 : f32}
 // CHUNKED-NOT: stablehlo.triangular_solve
 // CHUNKED-NOT: stablehlo.reduce_window
 // CHUNKED-NOT: stablehlo.while
@@ -35,7 +41,7 @@
 // body's 0.5 as the scale; lowered back to StableHLO it computes what the original does.
 // RUN: flywheel-opt %S/../Inputs/gdn_spelled.mlir --flywheel-raise-gated-delta | FileCheck %s --check-prefix=SPELLED
 // SPELLED: %[[Q:.*]] = "stablehlo.reshape"(%arg0) : (tensor<2x8x4xf32>) -> tensor<1x2x8x4xf32>
-// SPELLED: %[[R:.*]]:2 = "flywheel.gated_delta"(%[[Q]], {{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 5.000000e-01 : f32}
+// SPELLED: %[[R:.*]]:2 = "flywheel.gated_delta"(%[[Q]], {{.*}}) {chunk_size = 64 : i64, layout = "BNTH", precision = "HIGHEST", scale = 5.000000e-01 : f32}
 // SPELLED-NEXT: %[[O:.*]] = "stablehlo.reshape"(%[[R]]#0) : (tensor<1x2x8x8xf32>) -> tensor<2x8x8xf32>
 // SPELLED: "func.return"(%[[O]])
 // SPELLED-NOT: stablehlo.while
@@ -95,7 +101,7 @@
 // masks before exp, U and W as two products of solve(I + S, I), the scan's chunk-first
 // transposes, bf16 roundings in between (computed in f32), 200 tokens padded to 256.
 // RUN: flywheel-opt %S/../Inputs/real/maxtext_chunk_padded_bf16.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=MAXTEXT
-// MAXTEXT: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", scale = 1.000000e+00 : f32} : (tensor<2x256x4x64xbf16>, tensor<2x256x4x64xbf16>, tensor<2x256x4x64xbf16>, tensor<2x256x4xf32>, tensor<2x256x4xf32>) -> (tensor<2x256x4x64xf32>, tensor<2x4x64x64xf32>)
+// MAXTEXT: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "HIGHEST", scale = 1.000000e+00 : f32} : (tensor<2x256x4x64xbf16>, tensor<2x256x4x64xbf16>, tensor<2x256x4x64xbf16>, tensor<2x256x4xf32>, tensor<2x256x4xf32>) -> (tensor<2x256x4x64xf32>, tensor<2x4x64x64xf32>)
 // MAXTEXT-NOT: stablehlo.while
 // MAXTEXT-NOT: stablehlo.triangular_solve
 // Its near misses: the in-loop P masked strictly (o_t misses its own token), the state
@@ -113,14 +119,14 @@
 // split, the solve's matrix written I - (-A).
 // RUN: flywheel-opt %S/../Inputs/real/hf_chunk_triangular_solve_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta{remarks=true})' 2>&1 | FileCheck %s --check-prefix=TORCH-CHUNKED
 // TORCH-CHUNKED: remark: raised to flywheel.gated_delta
-// TORCH-CHUNKED: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 1.250000e-01 : f32}
+// TORCH-CHUNKED: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", precision = "DEFAULT", scale = 1.250000e-01 : f32}
 // TORCH-CHUNKED-NOT: stablehlo.while
 // TORCH-CHUNKED-NOT: stablehlo.triangular_solve
 
 // The same with the inverse as torch writes it, row by row (63 in-place row updates,
 // each checked at its row), and the chunks in lax.scan.
 // RUN: flywheel-opt %S/../Inputs/real/hf_chunk_scan_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=TORCH-ROWS
-// TORCH-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 1.250000e-01 : f32}
+// TORCH-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", precision = "HIGHEST", scale = 1.250000e-01 : f32}
 // TORCH-ROWS-NOT: stablehlo.while
 // TORCH-ROWS-NOT: stablehlo.scatter
 // Near miss: row 1's update written into row 2 (line 126 holds that step's row index).
@@ -133,7 +139,7 @@
 // each step masked by `indices < i` (the masks evaluated at every i), and -A written as
 // where(mask, 0, -(β K Kᵀ) * D) (the negation inside the product).
 // RUN: flywheel-opt %S/../Inputs/real/maxtext_naive_chunk_fori_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=FORI-ROWS
-// FORI-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", scale = 1.250000e-01 : f32}
+// FORI-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "HIGHEST", scale = 1.250000e-01 : f32}
 // FORI-ROWS-NOT: stablehlo.while
 // FORI-ROWS-NOT: stablehlo.scatter
 // Near miss: the row's sum subtracted (row - (row[..., None] * sub).sum(-2)).
@@ -156,7 +162,7 @@
 // back into a loop, raised, and the lowered program checks against the source.
 // RUN: flywheel-opt %S/../Inputs/gdn_unrolled.mlir --flywheel-raise-gated-delta=remarks=true 2>&1 | FileCheck %s --check-prefix=UNROLLED
 // UNROLLED: remark: raised to flywheel.gated_delta (a Python loop, unrolled by tracing)
-// UNROLLED: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", scale = 1.000000e+00 : f32}
+// UNROLLED: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", precision = "HIGHEST", scale = 1.000000e+00 : f32}
 // UNROLLED-NOT: stablehlo.scatter
 // UNROLLED-NOT: stablehlo.while
 // RUN: flywheel-opt %S/../Inputs/gdn_unrolled.mlir --pass-pipeline='builtin.module(flywheel-raise-gated-delta,flywheel-lower-to-stablehlo)' -o %t.unrolled.mlir

@@ -347,17 +347,26 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --flywheel-tile | FileCheck %s --check-prefix=GDN-APART
 // GDN-APART-NOT: "tpu.concatenate"({{.*}}) {dimension = 1 : i32}
 // GDN-APART: "flywheel.matmul"({{.*}} : (vector<128x128xf32>, vector<128x128xf32>, vector<128x128xf32>)
-// With gdn-single-pass the products after the inverse (U and W, the state products,
-// P V', Kᵀ V') are one bf16 pass each; the inverse keeps bf16x3.
+// With gdn-single-pass the products after the inverse that do not read V' (U and W,
+// the state readouts) are one bf16 pass each; the inverse and V''s products (P V', then
+// Kᵀ V' per head) keep bf16x3.
 // RUN: flywheel-opt %S/../Inputs/gdn-kernel-bf16.mlir --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-single-pass=true gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-SINGLE
+// An op whose source asked DEFAULT precision gets the same kernel without the option.
+// RUN: sed 's/layout = "BTNH"/layout = "BTNH", precision = "DEFAULT"/' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-SINGLE
 // GDN-SINGLE: "scf.for"
 // GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false}
 // GDN-SINGLE: "scf.yield"
-// GDN-SINGLE-NOT: "bf16x3"
 // GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>
-// GDN-SINGLE-COUNT-3: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
-// GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x64xf32>, vector<64x128xf32>
-// GDN-SINGLE-NOT: "bf16x3"
+// GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
+// GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
+// GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x64xf32>, vector<64x128xf32>
+// GDN-SINGLE-NOT: "bf16"
+// HIGH and HIGHEST keep every f32 product at bf16x3.
+// RUN: sed 's/layout = "BTNH"/layout = "BTNH", precision = "HIGH"/' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-HIGH
+// GDN-HIGH: "scf.yield"
+// GDN-HIGH-NOT: precision = "bf16"
+// GDN-HIGH-COUNT-6: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false}
+// GDN-HIGH-NOT: precision = "bf16"
 
 // Key sub-blocks: flywheel-tile splits 256-key blocks into two sub-blocks of 128 keys
 // (flywheel-pipeline overlaps them). A key block of one lane tile (128 keys) cannot split

@@ -263,6 +263,19 @@ enum_payload!(
     { Default = "DEFAULT", High = "HIGH", Highest = "HIGHEST" }
 );
 
+impl Precision {
+    /// The bf16 passes of the MXU a TPU spends on an f32 product at this precision: one
+    /// pass rounds each operand to bf16; HIGH and HIGHEST are within f32 rounding of
+    /// the exact product.
+    pub fn passes(self) -> u32 {
+        match self {
+            Precision::Default => 1,
+            Precision::High => 3,
+            Precision::Highest => 6,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

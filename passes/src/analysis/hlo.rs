@@ -407,7 +407,7 @@ impl<'c, 'a> HloBuilder<'c, 'a> {
     }
 
     /// `dot_general`, with both operands at `precision` (`HIGHEST`, ...) when given.
-    fn dot_general_at(
+    pub fn dot_general_at(
         &self,
         lhs: Value<'c, 'a>,
         rhs: Value<'c, 'a>,

@@ -323,6 +323,15 @@ fn erasable(tracer: &Tracer, op: OperationRef) -> bool {
 /// addresses of every op destroyed, those nested in them included, so a caller holding
 /// handles to ops of the module can drop the dead ones.
 pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) -> std::collections::HashSet<usize> {
+    erase_dead_visiting(tracer, ops, |_| ())
+}
+
+/// [`erase_dead`], showing `visit` each op it destroys (nested ones too) first.
+pub fn erase_dead_visiting(
+    tracer: &Tracer,
+    ops: &[OperationRef],
+    mut visit: impl FnMut(OperationRef),
+) -> std::collections::HashSet<usize> {
     let mut pending: Vec<OperationRef> = ops.to_vec();
     let mut erased: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut callees = Vec::new();
@@ -340,6 +349,7 @@ pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) -> std::collections::Ha
         op.walk(WalkOrder::PreOrder, |nested| {
             callees.extend(tracer.callee(nested).map(|callee| callee.to_raw()));
             erased.insert(key(&nested));
+            visit(nested);
             WalkResult::Advance
         });
         unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
@@ -355,6 +365,7 @@ pub fn erase_dead(tracer: &Tracer, ops: &[OperationRef]) -> std::collections::Ha
         callee.walk(WalkOrder::PreOrder, |nested| {
             callees.extend(tracer.callee(nested).map(|callee| callee.to_raw()));
             erased.insert(key(&nested));
+            visit(nested);
             WalkResult::Advance
         });
         unsafe { mlir_sys::mlirOperationDestroy(callee.to_raw()) };

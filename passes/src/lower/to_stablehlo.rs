@@ -9,7 +9,7 @@ use flywheel_dialect::{
     diagnostics::emit_error,
     layout::{Axis as Role, Layout},
     ops::{AttentionOp, GatedDeltaOp},
-    stablehlo::{ComparisonDirection, ComparisonType, DotDimensionNumbers},
+    stablehlo::{ComparisonDirection, ComparisonType, DotDimensionNumbers, Precision},
     tensor::TensorInfo,
 };
 use melior::{
@@ -258,7 +258,15 @@ fn lower_gated_delta<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>) -> Result<(), String
         None => b.splat(0.0, "f32", &state_shape),
     };
     let outputs = b.splat(0.0, "f32", &v_shape);
+    // The products at the op's precision; without one, f32 throughout (HIGHEST), which is
+    // not what a TPU does for a product that does not say.
+    let precision = match op_view.precision()? {
+        Some(Precision::Default) => None,
+        Some(precision) => Some(precision.spelling()),
+        None => Some(Precision::Highest.spelling()),
+    };
     let shapes = StepShapes {
+        precision,
         vector: [steps, batch, heads, key_dim],
         value: v_shape.clone(),
         gate: gate_shape.clone(),
@@ -287,6 +295,8 @@ fn lower_gated_delta<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>) -> Result<(), String
 
 /// The shapes one recurrence step works with (time-major sequences, and the state).
 struct StepShapes {
+    /// The products' `precision_config` (none: DEFAULT).
+    precision: Option<&'static str>,
     vector: [i64; 4],
     value: Vec<i64>,
     gate: Vec<i64>,
@@ -321,12 +331,14 @@ fn recurrence_step<'c, 'b>(
         rhs_contracting: vec![2],
     };
     let row_shape = [batch, heads, value_dim];
-    let predicted = c.dot_general(s, k_t, &read, &row_shape, "f32");
+    let product =
+        |lhs, rhs, numbers, shape: &[i64]| c.dot_general_at(lhs, rhs, numbers, shape, "f32", shapes.precision);
+    let predicted = product(s, k_t, &read, &row_shape);
     let strength = c.broadcast_in_dim(beta_t, &[0, 1], &row_shape, "f32");
     let u = c.elementwise("stablehlo.multiply", &[strength, c.elementwise("stablehlo.subtract", &[v_t, predicted])]);
     let outer = DotDimensionNumbers { lhs_batching: vec![0, 1], rhs_batching: vec![0, 1], ..Default::default() };
-    let s = c.elementwise("stablehlo.add", &[s, c.dot_general(k_t, u, &outer, &shapes.state, "f32")]);
-    let o_t = c.dot_general(s, q_t, &read, &row_shape, "f32");
+    let s = c.elementwise("stablehlo.add", &[s, product(k_t, u, &outer, &shapes.state)]);
+    let o_t = product(s, q_t, &read, &row_shape);
     let row = c.reshape(o_t, &row_shape, &[1, batch, heads, value_dim], "f32");
     let written = c.dynamic_update_slice(carried[7], row, &[t, zero, zero, zero]);
     let next = c.elementwise("stablehlo.add", &[t, c.scalar(1.0, "i32")]);

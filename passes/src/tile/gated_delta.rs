@@ -14,6 +14,7 @@ use flywheel_dialect::{
     diagnostics::{emit_error, emit_remark},
     layout::Axis as Role,
     ops::GatedDeltaOp,
+    stablehlo::Precision,
 };
 use flywheel_kernels::gated_delta::{self as gated_delta_kernel, GatedDeltaPlan};
 use flywheel_kernels::tile_ir::gated_delta_ops;
@@ -33,7 +34,8 @@ pub struct GatedDeltaOptions {
     pub stacked_rows: i64,
     /// f32 products in three bf16 passes.
     pub bf16x3: bool,
-    /// The products after the inverse in one bf16 pass.
+    /// The products after the inverse that do not read V' in one bf16 pass (as well as
+    /// where the op's precision is DEFAULT).
     pub single_pass_products: bool,
     /// Gates in base 2 and exp2 for their exponentials.
     pub exp2_gates: bool,
@@ -171,7 +173,9 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         heads_per_step: 1,
         block_heads: 1,
         bf16x3,
-        single_pass_products,
+        // A DEFAULT source rounded its products' operands to bf16 itself (the kernel keeps
+        // more where stability needs it: GatedDeltaPlan::single_pass_products).
+        single_pass_products: single_pass_products || op.precision()? == Some(Precision::Default),
         shared_operands,
         exp2_gates,
         keys_transposed,

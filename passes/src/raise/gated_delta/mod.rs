@@ -24,19 +24,22 @@ use crate::{
         choose_source, extend_root, miss, operand_chain, pair_all, role_order, Follow, Miss, Operand,
     },
     analysis::product::Product,
-    analysis::trace::{apply_layout, erase_dead, follow_layout, for_each_candidate, Node, Through, Traced, Tracer},
+    analysis::trace::{
+        apply_layout, erase_dead, erase_dead_visiting, follow_layout, for_each_candidate, Node, Through, Traced, Tracer,
+    },
     options::Options,
     pass::{external_pass, Anchor, PassId, PassInfo},
 };
 use flywheel_dialect::float_literal;
 use flywheel_dialect::{
     diagnostics::emit_remark,
+    ir::{defining_op, op_result},
     layout::{Axis as Role, Layout},
-    stablehlo::DotGeneral,
+    stablehlo::{BroadcastInDim, DotGeneral, Precision, Reduce, Reducer},
 };
 use melior::{
     ir::{
-        operation::{OperationLike, OperationRef},
+        operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
         Value, ValueLike,
     },
     pass::Pass,
@@ -506,6 +509,43 @@ fn contract_state(
 
 // ---- rewriting -----------------------------------------------------------------------
 
+/// The precision a recurrence's source asks of its products, gathered op by op: the
+/// most precise any of its `dot_general`s asks (one that does not say asks DEFAULT);
+/// HIGHEST if it writes a product as a multiply (of two broadcasts, or summed by a
+/// `reduce`), which a TPU computes in f32 on its vector unit, if a precision cannot be
+/// read, or if it has no product at all.
+#[derive(Default)]
+struct SourcePrecision(Option<Precision>);
+
+impl SourcePrecision {
+    fn visit(&mut self, op: OperationRef) {
+        let is = |value: Result<Value, _>, name: &str| {
+            value.ok().and_then(defining_op).is_some_and(|op| op.name().as_string_ref().as_str() == Ok(name))
+        };
+        let asked = if let Some(dot) = DotGeneral::from_operation(op) {
+            match dot.precision() {
+                Ok(operands) => operands.into_iter().max_by_key(|p| p.passes()).unwrap_or(Precision::Default),
+                Err(_) => Precision::Highest,
+            }
+        } else if (op.name().as_string_ref().as_str() == Ok("stablehlo.multiply")
+            && (0..2).all(|side| is(op.operand(side), BroadcastInDim::NAME)))
+            || (Reduce::from_operation(op).is_some_and(|reduce| reduce.reducer() == Some(Reducer::Add))
+                && is(op.operand(0), "stablehlo.multiply"))
+        {
+            Precision::Highest
+        } else {
+            return;
+        };
+        if self.0.is_none_or(|most| asked.passes() > most.passes()) {
+            self.0 = Some(asked);
+        }
+    }
+
+    fn most(&self) -> Precision {
+        self.0.unwrap_or(Precision::Highest)
+    }
+}
+
 /// Replaces the loop `op` with the op `found` describes; returns the ops destroyed.
 fn rewrite<'c, 'a>(
     tracer: &Tracer<'c, 'a>,
@@ -595,5 +635,13 @@ fn rewrite<'c, 'a>(
         mlir_sys::mlirValueReplaceAllUsesOfWith(root.to_raw(), o.to_raw());
         mlir_sys::mlirValueReplaceAllUsesOfWith(state_result.to_raw(), final_state.to_raw());
     }
-    erase_dead(tracer, &matched)
+    // The products asked for are those of the ops the op replaces: the loop's and what
+    // only it used (a chunked form's products before its loop).
+    let mut precision = SourcePrecision::default();
+    let erased = erase_dead_visiting(tracer, &matched, |op| precision.visit(op));
+    let kernel = op_result(results[0]).expect("the op's result").owner();
+    let attribute = builder.attribute(&format!("\"{}\"", precision.most().spelling()));
+    // SAFETY: the op just built, which nothing else holds.
+    unsafe { OperationRefMut::from_raw(kernel.to_raw()) }.set_attribute("precision", attribute);
+    erased
 }
