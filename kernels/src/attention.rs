@@ -889,3 +889,46 @@ impl Steps<'_, '_> {
 
 /// The grid's indices as the kernel and its index maps name them.
 const GRID_ARGUMENTS: [&str; 4] = ["%b", "%h", "%qb", "%kv"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 256 queries and keys in blocks of 128, keys split in two, within a window of 127
+    /// keys back and 127 ahead.
+    fn windowed() -> KernelPlan {
+        KernelPlan {
+            batch: 1,
+            q_heads: 1,
+            kv_heads: 1,
+            queries: 256,
+            keys: 256,
+            head_dim: 128,
+            value_dim: 128,
+            block_q: 128,
+            block_kv: 128,
+            input: Bf16,
+            output: Bf16,
+            scale: 1.0,
+            causal: false,
+            window: Some((127, 127)),
+            soft_cap: None,
+            mask: None,
+            bias: None,
+            transposed: false,
+            row_sum_on_mxu: false,
+            vmem_limit: 0,
+            key_splits: 2,
+        }
+    }
+
+    #[test]
+    fn keys_cross_the_window_edge_exactly_where_some_query_may_not_see_them() {
+        let plan = windowed();
+        // Query block 1 holds queries 128..=255. Its last, 255, sees keys from 128 on;
+        // its first, 128, keys up to 255.
+        assert!(!plan.crossed(1, 128, 255));
+        assert!(plan.crossed(1, 127, 254));
+        assert!(plan.crossed(1, 129, 256));
+    }
+}
