@@ -40,7 +40,8 @@ Rows:
   (flywheel-tri-inverse{refine-from=16}), and five
   options measured and left off: q, k and v read token-major too (gdn-token-major=all),
   gates in base 2 (`gdn-exp2`: it saved nothing), the products after the inverse in one
-  bf16 pass (`gdn-single-pass`: over the 1e-3 error budget), Kᵀ for the state update
+  bf16 pass (`gdn-single-pass` as it was when measured, V''s products included: over the
+  1e-3 error budget; today's is the DEFAULT row's split), Kᵀ for the state update
   from a copy of K transposed in HBM (`flywheel-layout{gdn-state-keys=transposed-copy}`:
   slower than a transpose per chunk) and flywheel-tpu's chain with each inverse solved
   where its loop was (`flywheel-tri-inverse{interleave=false}`). Without --ablation, the
@@ -60,6 +61,10 @@ after another on a TensorCore), profiled at the two longest lengths that estimat
 times the steps' head blocks (32 value heads / 16 or 8). Where the full kernel
 estimates, the two rows side by side check the slice. Past 8192 tokens only the slice is
 profiled (one head per step would simulate 16,384 grid steps).
+SLICED_DEFAULT is SLICED for the op saying its source's products asked DEFAULT precision
+(`precision = "DEFAULT"`, as a plain jnp program's do): U, W and the state readouts in one
+bf16 pass, as the source's are on a TPU (docs/kernels/gated_delta.md, the precision
+contract); the other rows are the op without it, HIGHEST.
 Efficiency = the chunked flop count at C = 64 (per chunk and value head: K Kᵀ, Q Kᵀ,
 T [βV | βe^γK], W S, Q S, P V', Kᵀ V') / (cycles x 524,288). tpu-inference's GDN kernel
 is not measured (docs/design.md: libtpu 0.0.50.1's static profiler aborts on it, "No DMA issue
@@ -89,6 +94,8 @@ RESULTS = ROOT / "bench" / "gated_delta.json"
 XLA = "XLA, per-token scan (8-token difference x length)"
 LOWER = "flywheel-lower-to-mosaic"
 SLICED = "FlyWheel (flywheel-tpu) from one grid step's heads, scaled to 32"
+SLICED_DEFAULT = ("FlyWheel (flywheel-tpu), the op at DEFAULT precision (U, W and the state readouts in one bf16 "
+                  "pass), from one grid step's heads, scaled to 32")
 DEFAULT = "FlyWheel (flywheel-tpu: + on v6e the inverse's products in one bf16 pass and a Newton step, blocks of 4)"
 ONE_HEAD = "FlyWheel, defaults with one value head per step"
 CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
@@ -96,9 +103,10 @@ CHUNKED = "XLA, chunked jnp (WY) from a 4-head slice, x 8"
 # default kernel; and the two lengths its line is drawn through: for FlyWheel the longest
 # that libtpu estimates; for XLA's chunked form the longest whose unrolled scan profiles
 # in this machine's memory (2048 tokens needs more than 12 GB).
-SLICE_HEADS = {SLICED: {"v6e": (8, 16), "tpu7x": (4, 8)},
+SLICE_HEADS = {SLICED: {"v6e": (8, 16), "tpu7x": (4, 8)}, SLICED_DEFAULT: {"v6e": (8, 16), "tpu7x": (4, 8)},
                CHUNKED: {"v6e": (2, 4), "tpu7x": (2, 4)}}
 SLICE_LENGTHS = {SLICED: {"v6e": (4096, 8192), "tpu7x": (1024, 2048)},
+                 SLICED_DEFAULT: {"v6e": (4096, 8192), "tpu7x": (1024, 2048)},
                  CHUNKED: {"v6e": (512, 1024), "tpu7x": (512, 1024)}}
 # The longest length at which the full kernels (not only the slice) are profiled.
 LONGEST_FULL = 8192
@@ -159,10 +167,11 @@ def with_target(tiling, target):
     return tiling.replace("flywheel-tile", f"flywheel-tile{{target={target}}}")
 
 
-def flywheel_program(length, tiling, passes, target, key_heads=KEY_HEADS, value_heads=VALUE_HEADS):
-    """The GDN op at `length` tokens through `tiling` (flywheel-tile for `target`, whose
-    rows per grid step set the default value heads), `passes` and the Mosaic lowering; or
-    through flywheel-tpu for `target` when `tiling` is "flywheel-tpu"."""
+def flywheel_program(length, tiling, passes, target, key_heads=KEY_HEADS, value_heads=VALUE_HEADS, precision=None):
+    """The GDN op at `length` tokens (saying its source's products asked `precision`, if
+    given; else HIGHEST) through `tiling` (flywheel-tile for `target`, whose rows per grid
+    step set the default value heads), `passes` and the Mosaic lowering; or through
+    flywheel-tpu for `target` when `tiling` is "flywheel-tpu"."""
     tensor = lambda *dims: "tensor<" + "x".join(map(str, dims)) + ">"
     q = tensor(1, length, key_heads, DIM, "bf16")
     v = tensor(1, length, value_heads, DIM, "bf16")
@@ -171,7 +180,9 @@ def flywheel_program(length, tiling, passes, target, key_heads=KEY_HEADS, value_
     text = (
         f"func.func @main(%q: {q}, %k: {q}, %v: {v}, %g: {gate}, %beta: {gate}) -> ({v}, {state}) {{\n"
         f'  %o, %s = "flywheel.gated_delta"(%q, %k, %v, %g, %beta) {{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, '
-        f'scale = {DIM ** -0.5} : f32, chunk_size = {CHUNK} : i64, layout = "BTNH"}} : ({q}, {q}, {v}, {gate}, {gate}) -> ({v}, {state})\n'
+        f'scale = {DIM ** -0.5} : f32, chunk_size = {CHUNK} : i64, layout = "BTNH"'
+        + (f', precision = "{precision}"' if precision else "")
+        + f'}} : ({q}, {q}, {v}, {gate}, {gate}) -> ({v}, {state})\n'
         f"  return %o, %s : {v}, {state}\n}}\n"
     )
     if tiling == "flywheel-tpu":
@@ -196,8 +207,9 @@ def per_token_cycles(target):
 def slice_program(kernel, length, target):
     """The program of `kernel` (SLICED or CHUNKED) on the slice's heads for `target`."""
     key_heads, value_heads = SLICE_HEADS[kernel][target]
-    if kernel == SLICED:
-        return flywheel_program(length, *FLYWHEEL[-1][1:], target, key_heads, value_heads)
+    if kernel in (SLICED, SLICED_DEFAULT):
+        precision = "DEFAULT" if kernel == SLICED_DEFAULT else None
+        return flywheel_program(length, *FLYWHEEL[-1][1:], target, key_heads, value_heads, precision)
     # The scan over chunks unrolled: XLA's profile counts a while body once.
     fn = repeated(lambda q, k, v, g, beta: gdn_chunked(q, k, v, g, beta, chunk=CHUNK, unroll=True))
     return stablehlo(fn, *inputs(length, key_heads, value_heads))
@@ -229,8 +241,9 @@ def measure(lengths, targets, ablation, flywheel_only):
                              "cycles": None if step is None else round(step * length)})
                 rows.append({"kernel": CHUNKED, "length": length, "target": target,
                              "cycles": sliced_cycles(CHUNKED, length, target)})
-            rows.append({"kernel": SLICED, "length": length, "target": target,
-                         "cycles": sliced_cycles(SLICED, length, target)})
+            for kernel in (SLICED, SLICED_DEFAULT):
+                rows.append({"kernel": kernel, "length": length, "target": target,
+                             "cycles": sliced_cycles(kernel, length, target)})
             for name, tiling, passes in variants:
                 label = f"{name}, {length} tokens"
                 rows.append({"kernel": name, "length": length, "target": target,
@@ -278,7 +291,7 @@ def markdown(rows):
         return [shown, efficiency(row, 2), speedup(rows, row)]
     print("| kernel | tokens | v6e cycles | v6e eff. | vs FlyWheel | tpu7x cycles | tpu7x eff. | vs FlyWheel |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    kernels = [XLA, CHUNKED] + [name for name, _, _ in FLYWHEEL] + [SLICED]
+    kernels = [XLA, CHUNKED] + [name for name, _, _ in FLYWHEEL] + [SLICED, SLICED_DEFAULT]
     for length in sorted({row["length"] for row in rows}):
         for kernel in kernels:
             if any(r["kernel"] == kernel and r["length"] == length for r in rows):

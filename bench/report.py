@@ -188,7 +188,7 @@ def gated_delta_table():
 
     lines = ["| kernel | tokens | v6e cycles | v6e eff. | vs FlyWheel | tpu7x cycles | tpu7x eff. | vs FlyWheel |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    kernels = [GDN["XLA"], GDN["CHUNKED"]] + [name for name, _, _ in GDN["FLYWHEEL"]] + [GDN["SLICED"]]
+    kernels = [GDN["XLA"], GDN["CHUNKED"]] + [name for name, _, _ in GDN["FLYWHEEL"]] + [GDN["SLICED"], GDN["SLICED_DEFAULT"]]
     for length in sorted({row["length"] for row in rows}):
         for kernel in kernels:
             if any(r["kernel"] == kernel and r["length"] == length for r in rows):
