@@ -87,6 +87,8 @@ irdl.dialect @flywheel {
 //                        for, as a StableHLO dot_general's precision_config says it
 //                        (DEFAULT: one bf16 pass of the MXU, each f32 operand rounded to
 //                        bf16); absent means HIGHEST, f32 throughout as below
+//     readout_precision : string  the same for the products that read the state with q
+//                        (o_t below), where the source asked otherwise for them
 //   Nk divides Nv; value head h reads query/key head h / (Nv / Nk).
 //
 //   Semantics, per batch b and value head h, state S (Dk x Dv, f32) = initial_state or 0:

@@ -38,6 +38,14 @@ fn bool_attribute(attribute: Attribute, name: &str) -> Result<bool, AttributeErr
     }
 }
 
+fn precision_attribute(op: &OperationRef, name: &str) -> Result<Option<Precision>, AttributeError> {
+    let Some(attribute) = optional_attribute(op, name) else { return Ok(None) };
+    crate::ir::string_attribute(attribute)
+        .and_then(|text| Precision::parse(&format!("{} {text}", Precision::KIND)).ok())
+        .map(Some)
+        .ok_or_else(|| format!("attribute '{name}' must be \"DEFAULT\", \"HIGH\" or \"HIGHEST\", got {attribute}"))
+}
+
 fn layout_attribute(attribute: Attribute) -> Result<Layout, AttributeError> {
     let text = crate::ir::string_attribute(attribute)
         .ok_or_else(|| format!("attribute 'layout' must be a string, got {attribute}"))?;
@@ -196,12 +204,12 @@ impl<'c, 'a> GatedDeltaOp<'c, 'a> {
     /// `"HIGHEST"`, as StableHLO spells it); `None` when the op does not say, which means
     /// f32 throughout, as `HIGHEST`.
     pub fn precision(&self) -> Result<Option<Precision>, AttributeError> {
-        let Some(attribute) = optional_attribute(&self.op, "precision") else { return Ok(None) };
-        crate::ir::string_attribute(attribute)
-            .and_then(|text| Precision::parse(&format!("{} {text}", Precision::KIND)).ok())
-            .map(Some)
-            .ok_or_else(|| {
-                format!("attribute 'precision' must be \"DEFAULT\", \"HIGH\" or \"HIGHEST\", got {attribute}")
-            })
+        precision_attribute(&self.op, "precision")
+    }
+
+    /// The precision the source's readout of the state with q asked for:
+    /// `readout_precision` where the op says it apart, else `precision`.
+    pub fn readout_precision(&self) -> Result<Option<Precision>, AttributeError> {
+        Ok(precision_attribute(&self.op, "readout_precision")?.or(self.precision()?))
     }
 }

@@ -188,7 +188,7 @@ pub fn verify_gated_delta(op: GatedDeltaOp) -> Check {
     if chunk <= 0 || chunk & (chunk - 1) != 0 {
         return Err(format!("attribute 'chunk_size' must be a power of two, got {chunk}"));
     }
-    op.precision()?;
+    op.readout_precision()?;
     let q = operand_4d(op.q(), "q", layout)?;
     let k = operand_4d(op.k(), "k", layout)?;
     let v = operand_4d(op.v(), "v", layout)?;

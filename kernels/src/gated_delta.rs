@@ -66,13 +66,16 @@ pub struct GatedDeltaPlan {
     pub shared_operands: bool,
     /// f32 products as three bf16 passes (hi·hi + hi·lo + lo·hi) instead of Mosaic's fp32.
     pub bf16x3: bool,
-    /// The products after the inverse that do not read V' (U and W, the state readouts
-    /// W S and Q S) as one bf16 pass each with f32 accumulation, as a DEFAULT-precision
-    /// source's products are. The rest keep `bf16x3` or fp32, for stability: the inverse
-    /// and K Kᵀ it is built from, and V''s products (P V', the state update Kᵀ V'), which
-    /// in one pass were 4x the error of the source's own DEFAULT evaluation with one key
-    /// for every token at β = 1 (docs/benchmarks.md).
+    /// The products after the inverse that do not read V' or Q (U and W, and the state
+    /// read with W, W S) as one bf16 pass each with f32 accumulation, as a
+    /// DEFAULT-precision source's products are. The rest keep `bf16x3` or fp32, for
+    /// stability: the inverse and K Kᵀ it is built from, and V''s products (P V', the
+    /// state update Kᵀ V'), which in one pass were 4x the error of the source's own
+    /// DEFAULT evaluation with one key for every token at β = 1
+    /// (docs/kernels/gated_delta.md).
     pub single_pass_products: bool,
+    /// The state read with Q (Q S) in one bf16 pass likewise.
+    pub single_pass_readout: bool,
     /// Gates in base 2 (γ · log2(e), γ_C · log2(e)) and `exp2` for every exponential of a
     /// gate sum.
     pub exp2_gates: bool,
@@ -206,9 +209,10 @@ struct Kernel<'p> {
     k_t_window: [i64; 4],
     state_scratch: [i64; 3],
     /// The precision of the products up to the inverse and of those of V' (`precision`),
-    /// and of the others after the inverse (`after_inverse`).
+    /// of U, W and W S (`after_inverse`), and of Q S (`readout`).
     precision: Option<Precision>,
     after_inverse: Option<Precision>,
+    readout: Option<Precision>,
     /// B x B, and the types of a B x B tile, a block's keys, a gate row [1, B], a state
     /// [Dk, Dv] and a block's values [B, Dv].
     square: [i64; 2],
@@ -285,6 +289,7 @@ impl<'p> Kernel<'p> {
             state_scratch: [heads, dk, dv],
             precision,
             after_inverse: if plan.single_pass_products { Some(Precision::Bf16) } else { precision },
+            readout: if plan.single_pass_readout { Some(Precision::Bf16) } else { precision },
             square,
             square_type: f32s(&square),
             key_type: vector(&[block_rows, dk], plan.input),
@@ -593,11 +598,13 @@ impl<'p> Kernel<'p> {
                     "{dimension = 0 : i32}",
                     &f32s(&[2 * c, dk]),
                 );
-                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), state, &[2 * c, dv], false, self.after_inverse);
+                // One product: one pass only where both may take one.
+                let shared = if self.readout == self.after_inverse { self.after_inverse } else { self.precision };
+                let both = w.matmul((&stacked, &f32s(&[2 * c, dk])), state, &[2 * c, dv], false, shared);
                 from_state.push(self.rows_at(w, &both, [2 * c, dv], c));
                 self.rows_at(w, &both, [2 * c, dv], 0)
             } else {
-                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), state, &[c, dv], false, self.after_inverse));
+                from_state.push(w.matmul((&q_head, &f32s(&[c, dk])), state, &[c, dv], false, self.readout));
                 w.matmul((&w_head, &f32s(&[c, dk])), state, &[c, dv], false, self.after_inverse)
             };
             let u_head = self.head_rows(w, &parallel.u, dv, head);
@@ -931,6 +938,7 @@ mod tests {
             shared_operands: true,
             bf16x3: true,
             single_pass_products: false,
+            single_pass_readout: false,
             exp2_gates: false,
             heads_per_step: 2,
             keys_transposed: false,

@@ -14,9 +14,14 @@
 
 // The op records the precision the source's products asked for: the most precise of
 // them (one product at HIGH makes the op HIGH; products written as multiplies, as in
-// SPELLED below, make it HIGHEST).
+// SPELLED below, make it HIGHEST), and the readout of the state with q apart where it
+// asks otherwise (the f32 fixture's products: the prediction, the outer product, the
+// readout).
 // RUN: sed '0,/precision DEFAULT>, #stablehlo<precision DEFAULT/s//precision HIGH>, #stablehlo<precision DEFAULT/' %S/../fixtures/gdn_recurrent_f32.mlir | flywheel-opt --flywheel-raise-gated-delta | FileCheck %s --check-prefix=ONE-HIGH
-// ONE-HIGH: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "HIGH", scale
+// ONE-HIGH: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "HIGH", readout_precision = "DEFAULT", scale
+// RUN: grep -n dot_general %S/../fixtures/gdn_recurrent_f32.mlir | sed -n 3p | cut -d: -f1 > %t.readout-line
+// RUN: sed "$(cat %t.readout-line)s/precision DEFAULT/precision HIGHEST/g" %S/../fixtures/gdn_recurrent_f32.mlir | flywheel-opt --flywheel-raise-gated-delta | FileCheck %s --check-prefix=READOUT-HIGHEST
+// READOUT-HIGHEST: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BTNH", precision = "DEFAULT", readout_precision = "HIGHEST", scale
 
 // bf16: the scan runs on f32 copies (widening converts are part of the op's f32
 // semantics) and the output is rounded back to bf16: the op takes bf16 q, k, v and returns bf16.
@@ -126,7 +131,7 @@
 // The same with the inverse as torch writes it, row by row (63 in-place row updates,
 // each checked at its row), and the chunks in lax.scan.
 // RUN: flywheel-opt %S/../Inputs/real/hf_chunk_scan_f32.mlir --pass-pipeline='builtin.module(flywheel-normalize,flywheel-raise-gated-delta)' | FileCheck %s --check-prefix=TORCH-ROWS
-// TORCH-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", precision = "HIGHEST", scale = 1.250000e-01 : f32}
+// TORCH-ROWS: "flywheel.gated_delta"({{.*}}) {chunk_size = 64 : i64, layout = "BNTH", precision = "HIGHEST", readout_precision = "DEFAULT", scale = 1.250000e-01 : f32}
 // TORCH-ROWS-NOT: stablehlo.while
 // TORCH-ROWS-NOT: stablehlo.scatter
 // Near miss: row 1's update written into row 2 (line 126 holds that step's row index).

@@ -361,6 +361,19 @@ func.func @empty_row(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x64x64xf32>, %v: 
 // GDN-SINGLE: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
 // GDN-SINGLE-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<128x64xf32>, vector<64x128xf32>
 // GDN-SINGLE-NOT: "bf16"
+// A readout asking more than the rest keeps Q S at bf16x3 (here the products apart: U
+// and W, then per head Q S and W S); shared, [W; Q] S takes the more precise of the two.
+// RUN: sed 's/layout = "BTNH"/layout = "BTNH", precision = "DEFAULT", readout_precision = "HIGHEST"/' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-tile{gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-READOUT
+// GDN-READOUT: "scf.yield"
+// GDN-READOUT-COUNT-2: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x128xf32>
+// GDN-READOUT: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>
+// GDN-READOUT: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>
+// GDN-READOUT: "flywheel.matmul"({{.*}}) {precision = "bf16x3", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>
+// GDN-READOUT: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<64x128xf32>, vector<128x128xf32>
+// RUN: sed 's/layout = "BTNH"/layout = "BTNH", precision = "DEFAULT", readout_precision = "HIGHEST"/' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-READOUT-SHARED
+// GDN-READOUT-SHARED: "scf.yield"
+// GDN-READOUT-SHARED: "flywheel.matmul"({{.*}}) {precision = "bf16", transpose_rhs = false} : (vector<128x128xf32>, vector<128x256xf32>
+// GDN-READOUT-SHARED-NOT: precision = "bf16"
 // HIGH and HIGHEST keep every f32 product at bf16x3.
 // RUN: sed 's/layout = "BTNH"/layout = "BTNH", precision = "HIGH"/' %S/../Inputs/gdn-kernel-bf16.mlir | flywheel-opt --pass-pipeline='builtin.module(flywheel-layout,flywheel-tile{gdn-chunks-per-step=1})' | FileCheck %s --check-prefix=GDN-HIGH
 // GDN-HIGH: "scf.yield"

@@ -258,15 +258,16 @@ fn lower_gated_delta<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>) -> Result<(), String
         None => b.splat(0.0, "f32", &state_shape),
     };
     let outputs = b.splat(0.0, "f32", &v_shape);
-    // The products at the op's precision; without one, f32 throughout (HIGHEST), which is
-    // not what a TPU does for a product that does not say.
-    let precision = match op_view.precision()? {
+    // The products at the op's precisions; without one, f32 throughout (HIGHEST), which
+    // is not what a TPU does for a product that does not say.
+    let config = |precision: Option<Precision>| match precision {
         Some(Precision::Default) => None,
         Some(precision) => Some(precision.spelling()),
         None => Some(Precision::Highest.spelling()),
     };
     let shapes = StepShapes {
-        precision,
+        precision: config(op_view.precision()?),
+        readout_precision: config(op_view.readout_precision()?),
         vector: [steps, batch, heads, key_dim],
         value: v_shape.clone(),
         gate: gate_shape.clone(),
@@ -295,8 +296,9 @@ fn lower_gated_delta<'c, 'a>(op_view: GatedDeltaOp<'c, 'a>) -> Result<(), String
 
 /// The shapes one recurrence step works with (time-major sequences, and the state).
 struct StepShapes {
-    /// The products' `precision_config` (none: DEFAULT).
+    /// The products' `precision_config` (none: DEFAULT), and the readout's with q.
     precision: Option<&'static str>,
+    readout_precision: Option<&'static str>,
     vector: [i64; 4],
     value: Vec<i64>,
     gate: Vec<i64>,
@@ -338,7 +340,7 @@ fn recurrence_step<'c, 'b>(
     let u = c.elementwise("stablehlo.multiply", &[strength, c.elementwise("stablehlo.subtract", &[v_t, predicted])]);
     let outer = DotDimensionNumbers { lhs_batching: vec![0, 1], rhs_batching: vec![0, 1], ..Default::default() };
     let s = c.elementwise("stablehlo.add", &[s, product(k_t, u, &outer, &shapes.state)]);
-    let o_t = product(s, q_t, &read, &row_shape);
+    let o_t = c.dot_general_at(s, q_t, &read, &row_shape, "f32", shapes.readout_precision);
     let row = c.reshape(o_t, &row_shape, &[1, batch, heads, value_dim], "f32");
     let written = c.dynamic_update_slice(carried[7], row, &[t, zero, zero, zero]);
     let next = c.elementwise("stablehlo.add", &[t, c.scalar(1.0, "i32")]);

@@ -34,8 +34,8 @@ pub struct GatedDeltaOptions {
     pub stacked_rows: i64,
     /// f32 products in three bf16 passes.
     pub bf16x3: bool,
-    /// The products after the inverse that do not read V' in one bf16 pass (as well as
-    /// where the op's precision is DEFAULT).
+    /// The products after the inverse that do not read V' (U, W, W S and Q S) in one bf16
+    /// pass, whatever the op's precisions.
     pub single_pass_products: bool,
     /// Gates in base 2 and exp2 for their exponentials.
     pub exp2_gates: bool,
@@ -176,6 +176,7 @@ fn plan_gated_delta(op: GatedDeltaOp, options: GatedDeltaOptions) -> Result<Gate
         // A DEFAULT source rounded its products' operands to bf16 itself (the kernel keeps
         // more where stability needs it: GatedDeltaPlan::single_pass_products).
         single_pass_products: single_pass_products || op.precision()? == Some(Precision::Default),
+        single_pass_readout: single_pass_products || op.readout_precision()? == Some(Precision::Default),
         shared_operands,
         exp2_gates,
         keys_transposed,

@@ -65,8 +65,8 @@ crate::pass_options! {
         gdn_precision: GdnPrecision = ("gdn-precision", "bf16x3"),
         /// In the Gated DeltaNet kernel, the products after the inverse that do not read V' (U and W, the state
         /// readouts W S and Q S) as one bf16 pass each with f32 accumulation, whatever the op's precision (they always
-        /// are where it is "DEFAULT", as the source's products were); the inverse, K Kᵀ and V''s products keep
-        /// gdn-precision
+        /// are where it is "DEFAULT", Q S where its readout_precision is, as the source's products were); the inverse,
+        /// K Kᵀ and V''s products keep gdn-precision
         gdn_single_pass: bool = ("gdn-single-pass", "false"),
         /// Chunks one grid step of the Gated DeltaNet kernel runs in order, the state passed on in registers, so a
         /// chunk's chunk-parallel work can overlap the previous chunk's state products (1, 2 or 4; 0: the most of 4, 2,

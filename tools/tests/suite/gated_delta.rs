@@ -324,10 +324,16 @@ const PRECISION_CASES: &[(&str, &str)] = &[
     ("identical_keys_f32", "DEFAULT"),
     ("padded_f32_initial_state", "DEFAULT"),
     ("random_bf16_gva", "DEFAULT"),
+    // The readout of the state with q asking HIGHEST, the rest DEFAULT.
+    ("correlated_keys_f32", "DEFAULT_READOUT_HIGHEST"),
 ];
 
 fn check_precision(case: &Case, precision: &str) -> Result<(), Failed> {
-    let source = module(case, Some(precision));
+    let attributes = match precision.split_once("_READOUT_") {
+        Some((rest, readout)) => format!(", precision = \"{rest}\", readout_precision = \"{readout}\""),
+        None => format!(", precision = \"{precision}\""),
+    };
+    let source = module(case, &attributes);
     let kernel_pipeline =
         "pass-pipeline=builtin.module(flywheel-layout,flywheel-tile,flywheel-tri-inverse,flywheel-lower-to-mosaic)";
     let with_kernel = opt(case.name, &source, kernel_pipeline)?;
@@ -345,7 +351,7 @@ fn check_precision(case: &Case, precision: &str) -> Result<(), Failed> {
             None => Ok(comparison.rel_l2),
         }
     };
-    let budgets: Vec<f64> = if precision == "DEFAULT" {
+    let budgets: Vec<f64> = if precision.starts_with("DEFAULT") {
         let faithful_pipeline =
             "pass-pipeline=builtin.module(flywheel-lower-to-stablehlo,flywheel-emulate-tpu-precision)";
         let faithful = runner.run(opt(case.name, &source, faithful_pipeline)?.as_bytes(), &inputs)?;
@@ -439,8 +445,8 @@ pub fn trials() -> Vec<Trial> {
         .collect()
 }
 
-/// The op of `case`, saying `precision` of its products if given.
-fn module(case: &Case, precision: Option<&str>) -> String {
+/// The op of `case`, with `attributes` (`, name = value`...) besides its own.
+fn module(case: &Case, attributes: &str) -> String {
     let tensor = |dims: &[i64], element: &str| {
         format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
     };
@@ -487,7 +493,7 @@ fn module(case: &Case, precision: Option<&str>) -> String {
         u8::from(case.initial_state),
         (case.key_dim as f64).powf(-0.5),
         case.chunk,
-        precision.map(|precision| format!(", precision = \"{precision}\"")).unwrap_or_default(),
+        attributes,
     );
     let o =
         if case.heads_first { transposed(&mut body, "result", &v_op, &v, "0, 2, 1, 3") } else { "%result".to_owned() };
@@ -557,7 +563,7 @@ fn inputs(case: &Case) -> Vec<Array> {
 }
 
 fn check(case: &Case, tile: &str, passes: &str, rtol: f64) -> Result<(), Failed> {
-    let source = module(case, None);
+    let source = module(case, "");
     let with_kernel =
         opt(case.name, &source, &format!("pass-pipeline=builtin.module({tile},{passes}flywheel-lower-to-mosaic)"))?;
     let reference = opt(case.name, &source, "flywheel-lower-to-stablehlo")?;

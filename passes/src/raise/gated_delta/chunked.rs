@@ -164,6 +164,7 @@ fn match_chunks<'c, 'a>(
         value_dim: u_axes.last().expect("u has axes").clone(),
         q_scale: 1.0,
         chunk: Some(atoms.axis_size(&chunk_axes[3])),
+        readout: inter.readout,
     })
 }
 
@@ -185,12 +186,14 @@ struct ChunkBody<'v, 'c, 'a> {
     state: usize,
 }
 
-/// The inter-chunk term e^γ (Q S): Q's and γ's sequences, Q's axes and Q S's.
-struct InterTerm {
+/// The inter-chunk term e^γ (Q S): Q's and γ's sequences, Q's axes and Q S's, and the
+/// product Q S.
+struct InterTerm<'c, 'a> {
     q_sequence: usize,
     q_axes: Vec<Axis>,
     qs_axes: Vec<Axis>,
     gamma_sequence: usize,
+    readout: OperationRef<'c, 'a>,
 }
 
 impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
@@ -214,7 +217,7 @@ impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
     }
 
     /// The inter-chunk term `value`: e^γ (Q S), or (e^γ Q) S.
-    fn inter_term(&self, atoms: &mut Atoms, value: &Traced<'c, 'a>) -> Result<InterTerm, Miss> {
+    fn inter_term(&self, atoms: &mut Atoms, value: &Traced<'c, 'a>) -> Result<InterTerm<'c, 'a>, Miss> {
         let (tracer, state) = (self.tracer, self.state);
         let slice = |atoms: &mut Atoms, value: &Traced<'c, 'a>| self.slice(atoms, value);
         let not_inter = || Miss("the output's first term is not e^γ (Q S)".into());
@@ -234,7 +237,7 @@ impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
                     exponential_of_slice(tracer, atoms, &gated.operand(gate_side), &slice)?;
                 pair_all(atoms, &gamma_axes, &q_axes)?;
                 let qs_axes = dot_axes(atoms, &q_axes, &self.axes[state], &numbers(&q_state)?)?;
-                Ok(InterTerm { q_sequence, q_axes, qs_axes, gamma_sequence })
+                Ok(InterTerm { q_sequence, q_axes, qs_axes, gamma_sequence, readout: q_state.op })
             }
             None => {
                 let inter = tracer.producer_named(value, "stablehlo.multiply").ok_or_else(not_inter)?;
@@ -249,7 +252,7 @@ impl<'v, 'c, 'a> ChunkBody<'v, 'c, 'a> {
                 let (gamma_sequence, gamma_axes) =
                     exponential_of_slice(tracer, atoms, &inter.operand(gate_side), &slice)?;
                 pair_all(atoms, &gamma_axes, &qs_axes)?;
-                Ok(InterTerm { q_sequence, q_axes, qs_axes, gamma_sequence })
+                Ok(InterTerm { q_sequence, q_axes, qs_axes, gamma_sequence, readout: q_state.op })
             }
         }
     }

@@ -181,6 +181,8 @@ struct Found<'c, 'a> {
     root_element: String,
     matched: Vec<OperationRef<'c, 'a>>,
     chunk: Option<i64>,
+    /// The product that reads the state with q.
+    readout: OperationRef<'c, 'a>,
 }
 
 /// The loop as a whole: which carried value is the state and which the output, and the
@@ -353,6 +355,7 @@ fn per_token_body<'c, 'a>(
         value_dim: v.row.last().expect("v has axes").clone(),
         q_scale,
         chunk: None,
+        readout: readout.node.op,
     })
 }
 
@@ -468,6 +471,7 @@ fn finish<'c, 'a>(
         root_element,
         matched,
         chunk: body.chunk,
+        readout: body.readout,
     })
 }
 
@@ -509,10 +513,10 @@ fn contract_state(
 
 // ---- rewriting -----------------------------------------------------------------------
 
-/// The precision a recurrence's source asks of its products, gathered op by op: the
-/// most precise any of its `dot_general`s asks (one that does not say asks DEFAULT);
-/// HIGHEST if it writes a product as a multiply (of two broadcasts, or summed by a
-/// `reduce`), which a TPU computes in f32 on its vector unit, if a precision cannot be
+/// The precision a recurrence's source asks of a group of its products, gathered op by
+/// op: the most precise any of its `dot_general`s asks (one that does not say asks
+/// DEFAULT); HIGHEST if it writes a product as a multiply (of two broadcasts, or summed by
+/// a `reduce`), which a TPU computes in f32 on its vector unit, if a precision cannot be
 /// read, or if it has no product at all.
 #[derive(Default)]
 struct SourcePrecision(Option<Precision>);
@@ -573,6 +577,7 @@ fn rewrite<'c, 'a>(
         root_element,
         matched,
         chunk,
+        readout,
     } = found;
     // A chunked program keeps its own chunk length.
     let chunk_size = chunk.unwrap_or(chunk_size);
@@ -636,12 +641,22 @@ fn rewrite<'c, 'a>(
         mlir_sys::mlirValueReplaceAllUsesOfWith(state_result.to_raw(), final_state.to_raw());
     }
     // The products asked for are those of the ops the op replaces: the loop's and what
-    // only it used (a chunked form's products before its loop).
-    let mut precision = SourcePrecision::default();
-    let erased = erase_dead_visiting(tracer, &matched, |op| precision.visit(op));
-    let kernel = op_result(results[0]).expect("the op's result").owner();
-    let attribute = builder.attribute(&format!("\"{}\"", precision.most().spelling()));
+    // only it used (a chunked form's products before its loop); the readout's apart.
+    let (mut products, mut readouts) = (SourcePrecision::default(), SourcePrecision::default());
+    let readout = readout.to_raw().ptr;
+    let erased = erase_dead_visiting(tracer, &matched, |op| {
+        if op.to_raw().ptr == readout {
+            readouts.visit(op)
+        } else {
+            products.visit(op)
+        }
+    });
     // SAFETY: the op just built, which nothing else holds.
-    unsafe { OperationRefMut::from_raw(kernel.to_raw()) }.set_attribute("precision", attribute);
+    let mut kernel = unsafe { OperationRefMut::from_raw(op_result(results[0]).expect("a result").owner().to_raw()) };
+    let (precision, readout_precision) = (products.most(), readouts.most());
+    kernel.set_attribute("precision", builder.attribute(&format!("\"{}\"", precision.spelling())));
+    if readout_precision != precision {
+        kernel.set_attribute("readout_precision", builder.attribute(&format!("\"{}\"", readout_precision.spelling())));
+    }
     erased
 }

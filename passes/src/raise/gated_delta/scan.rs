@@ -238,6 +238,8 @@ pub(crate) struct Body<'c, 'a> {
     pub(crate) q_scale: f64,
     /// The chunk length a chunked program already uses.
     pub(crate) chunk: Option<i64>,
+    /// The product that reads the state with q (`o_t = Sᵀ q_t`, or a chunk's Q S).
+    pub(crate) readout: OperationRef<'c, 'a>,
 }
 
 /// A scan loop with its state and output found.
