@@ -16,6 +16,14 @@
 // DPA-BIAS-F32: "flywheel.attention"(%arg0, %arg1, %arg2, %arg3) {causal = false, kv_heads = 4 : i64, layout = "BTNH", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>, q_heads = 4 : i64, scale = 1.250000e-01 : f32}
 // DPA-BIAS-F32-NOT: stablehlo.exponential
 
+// Near miss: the bias added twice. The op holds one bias; keeping the last would drop
+// the first, so the program stays as it was.
+// RUN: sed 's/%8 = "stablehlo.add"(%6, %7)/%once = "stablehlo.add"(%6, %7) : (tensor<1x2x4x128x128xf32>, tensor<1x2x4x128x128xf32>) -> tensor<1x2x4x128x128xf32>\n    %8 = "stablehlo.add"(%once, %7)/' %S/../fixtures/attention_dpa_bias_f32.mlir \
+// RUN:   | flywheel-opt --flywheel-raise-attention=remarks=true 2>&1 | FileCheck %s --check-prefix=TWO-BIASES
+// TWO-BIASES: remark: attention not raised: the bias comes in an order flywheel.attention cannot express
+// TWO-BIASES-NOT: flywheel.attention
+// TWO-BIASES: stablehlo.exponential
+
 // RUN: flywheel-opt %S/../fixtures/attention_dpa_causal_bf16.mlir --flywheel-raise-attention | FileCheck %s --check-prefix=DPA-CAUSAL-BF16
 // DPA-CAUSAL-BF16: "flywheel.attention"(%arg0, %arg1, %arg2) {causal = true, kv_heads = 4 : i64, layout = "BTNH", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, q_heads = 4 : i64, scale = 1.250000e-01 : f32}
 // DPA-CAUSAL-BF16-NOT: stablehlo.exponential
