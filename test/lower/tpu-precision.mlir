@@ -68,3 +68,14 @@ func.func @unreadable(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf3
 // EXACT-VS-TPU: flywheel: error: check failed: output 0: relative L2 error
 // RUN: flywheel check %S/Inputs/fine-product-f32.mlir %t.tpu.mlir --reference tpu | FileCheck %s --check-prefix=TPU-VS-TPU
 // TPU-VS-TPU: 0 {{ *}}tensor<2x2xf32> {{ *}}0.000e0
+// `--reference tpu-bound` compares against the exact numbers and also passes an output
+// within twice the TPU's own error of them: the rounded program fails the exact check
+// and passes this one; a program off by far more fails it.
+// RUN: not flywheel check %S/Inputs/fine-product-f32.mlir %t.tpu.mlir > /dev/null
+// RUN: flywheel check %S/Inputs/fine-product-f32.mlir %t.tpu.mlir --reference tpu-bound | FileCheck %s --check-prefix=TPU-BOUND
+// TPU-BOUND: 0 {{ *}}tensor<2x2xf32> {{.*}} ok (the TPU's own rel L2 {{[0-9.]+}}e-3)
+// TPU-BOUND: check: passed
+// RUN: sed 's/return %p/%doubled = "stablehlo.add"(%p, %p) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n  return %doubled/' %S/Inputs/fine-product-f32.mlir > %t.twice.mlir
+// RUN: not flywheel check %S/Inputs/fine-product-f32.mlir %t.twice.mlir --reference tpu-bound 2>&1 | FileCheck %s --check-prefix=BEYOND-BOUND
+// BEYOND-BOUND: FAIL
+// BEYOND-BOUND: flywheel: error: check failed: output 0
