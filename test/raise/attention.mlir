@@ -3,6 +3,12 @@
 // the remarks themselves. Real JAX programs: attention-fixtures.mlir.
 
 // RUN: flywheel-opt %s --split-input-file --flywheel-raise-attention=remarks=true --verify-diagnostics | FileCheck %s
+// A mask under a negation: not(or(a, b)) is not a and not b, both edges read (causal
+// within two keys back), and the raised program computes what the original does.
+// RUN: flywheel-opt %S/../Inputs/attention-negated-or-mask.mlir --flywheel-raise-attention | FileCheck %s --check-prefix=NEGATED-OR
+// NEGATED-OR: "flywheel.attention"(%arg0, %arg1, %arg2) {causal = true, {{.*}}window = array<i64: 2, 0>}
+// RUN: flywheel-opt %S/../Inputs/attention-negated-or-mask.mlir --pass-pipeline='builtin.module(flywheel-raise-attention,flywheel-lower-to-stablehlo)' -o %t.negated-or.mlir
+// RUN: flywheel check %S/../Inputs/attention-negated-or-mask.mlir %t.negated-or.mlir > /dev/null
 
 // -----
 
