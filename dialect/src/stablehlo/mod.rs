@@ -243,6 +243,12 @@ impl<'c, 'a> DotGeneral<'c, 'a> {
             })
             .collect()
     }
+
+    /// The precision the product runs at: the most precise its operands ask (DEFAULT when
+    /// the op does not say).
+    pub fn product_precision(&self) -> Result<Precision, ViewError> {
+        Ok(self.precision()?.into_iter().max_by_key(|p| p.passes()).unwrap_or(Precision::Default))
+    }
 }
 
 impl<'c, 'a> Scatter<'c, 'a> {

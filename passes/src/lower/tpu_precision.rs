@@ -51,15 +51,13 @@ pub fn emulate_tpu_precision(root: OperationRef) -> bool {
     for raw in products {
         // SAFETY: collected from the live module; the pass only adds ops before them.
         let dot = DotGeneral::from_operation(unsafe { OperationRef::from_raw(raw) }).expect("a dot_general");
-        let precision = match dot.precision() {
-            Ok(precision) => precision,
+        match dot.product_precision() {
+            Ok(Precision::Default) => {}
+            Ok(_) => continue,
             Err(error) => {
                 emit_error(dot.operation().location(), &error.to_string());
                 return false;
             }
-        };
-        if precision.iter().any(|&p| p != Precision::Default) {
-            continue;
         }
         let builder = HloBuilder::before(dot.operation());
         for index in 0..2 {

@@ -527,10 +527,7 @@ impl SourcePrecision {
             value.ok().and_then(defining_op).is_some_and(|op| op.name().as_string_ref().as_str() == Ok(name))
         };
         let asked = if let Some(dot) = DotGeneral::from_operation(op) {
-            match dot.precision() {
-                Ok(operands) => operands.into_iter().max_by_key(|p| p.passes()).unwrap_or(Precision::Default),
-                Err(_) => Precision::Highest,
-            }
+            dot.product_precision().unwrap_or(Precision::Highest)
         } else if (op.name().as_string_ref().as_str() == Ok("stablehlo.multiply")
             && (0..2).all(|side| is(op.operand(side), BroadcastInDim::NAME)))
             || (Reduce::from_operation(op).is_some_and(|reduce| reduce.reducer() == Some(Reducer::Add))
