@@ -39,6 +39,11 @@ impl NonFinite {
             inf: values.iter().filter(|v| v.is_infinite()).count(),
         }
     }
+
+    /// Whether there are none.
+    pub fn none(&self) -> bool {
+        self.nan + self.inf == 0
+    }
 }
 
 /// The errors of one candidate output against its reference.

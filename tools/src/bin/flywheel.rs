@@ -329,13 +329,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 // Within twice the TPU's own error of the exact outputs passes too, where
                 // every value is finite.
                 let tpu_error = tpu_outputs.as_ref().map(|outputs| compare(expected, &outputs[index], tolerance));
-                let finite = |c: &Comparison| {
-                    c.reference_nonfinite.nan
-                        + c.reference_nonfinite.inf
-                        + c.candidate_nonfinite.nan
-                        + c.candidate_nonfinite.inf
-                        == 0
-                };
+                let finite = |c: &Comparison| c.reference_nonfinite.none() && c.candidate_nonfinite.none();
                 let mut bound = None;
                 if let (Some(_), Some(tpu)) = (&comparison.failure, &tpu_error) {
                     if finite(&comparison) && finite(tpu) && comparison.rel_l2 <= 2.0 * tpu.rel_l2 {
